@@ -1,0 +1,1 @@
+"""Benchmark harness of flashstock: the Locust scenario's settings, runs, summaries, plots and matrices."""

@@ -1,0 +1,264 @@
+"""One benchmark run, end to end: stack and services up with the given settings, stock reset, the Locust
+scenario headless, the drain measured, the reconciliation run, and a results folder with table and plots.
+
+    scripts/bench [--requests 100000] [--rps 1000] [--arrivals smooth|burst] [--tomcat-threads 200] ...
+
+Exits non-zero when there were failures, the achieved rate fell below 99 % of the target, the pipeline did
+not drain, or the reconciliation failed.
+"""
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import requests
+
+from flashbench import report
+
+ROOT = Path(__file__).resolve().parents[2]
+STACK = ROOT / "scripts" / "stack"
+RECONCILE = ROOT / "scripts" / "reconcile"
+VENV_BIN = ROOT / ".venv" / "bin"
+SERVICES = {"order-api": 8080, "outbox-relay": 8081, "stock-consumer": 8082}
+
+
+@dataclass
+class ServiceSettings:
+    """What a tuning experiment varies; None leaves the service's own default."""
+    tomcat_threads: int | None = None
+    hikari_pool: int | None = None
+    warmup_requests: int | None = None
+    virtual_threads: bool | None = None
+    lock_mode: str | None = None
+    extra_env: dict = field(default_factory=dict)
+
+    def env(self) -> dict:
+        env = dict(self.extra_env)
+        if self.tomcat_threads is not None:
+            env["SERVER_TOMCAT_THREADS_MAX"] = str(self.tomcat_threads)
+        if self.hikari_pool is not None:
+            env["SPRING_DATASOURCE_HIKARI_MAXIMUM_POOL_SIZE"] = str(self.hikari_pool)
+        if self.warmup_requests is not None:
+            env["FLASHSTOCK_WARMUP_ENABLED"] = "true" if self.warmup_requests > 0 else "false"
+            env["FLASHSTOCK_WARMUP_REQUESTS"] = str(self.warmup_requests)
+        if self.virtual_threads is not None:
+            env["SPRING_THREADS_VIRTUAL_ENABLED"] = "true" if self.virtual_threads else "false"
+        if self.lock_mode is not None:
+            env["FLASHSTOCK_STOCK_LOCK_MODE"] = self.lock_mode
+        return env
+
+
+@dataclass
+class RunOptions:
+    name: str = "seed"
+    requests: int = 100_000
+    rps: float = 1000.0
+    arrivals: str = "smooth"
+    users: int | None = None
+    item: str = "1234"
+    stock: int = 1_000_000
+    quantity: int = 1
+    build: bool = True
+    restart: bool = True
+    drain_timeout_s: float = 120.0
+    out: Path | None = None
+    settings: ServiceSettings = field(default_factory=ServiceSettings)
+
+
+def log(message: str) -> None:
+    print(f"[bench] {message}", file=sys.stderr, flush=True)
+
+
+def admin_headers() -> dict:
+    return {"Authorization": "Bearer " + os.environ.get("STOCK_ADMIN_TOKEN", "dev-admin-token")}
+
+
+def prepare_services(opts: RunOptions) -> None:
+    subprocess.run([str(STACK), "up"], check=True)
+    if opts.build:
+        log("building the services")
+        subprocess.run([str(ROOT / "mvnw"), "-q", "-B", "-DskipTests", "package"], check=True, cwd=ROOT)
+    if opts.restart:
+        env = {**os.environ, **opts.settings.env()}
+        subprocess.run([str(STACK), "services", "down"], check=True)
+        started = time.monotonic()
+        subprocess.run([str(STACK), "services", "up"], check=True, env=env)
+        log(f"services ready in {time.monotonic() - started:.1f} s with {opts.settings.env() or 'defaults'}")
+
+
+def reset_stock(item: str, stock: int) -> None:
+    r = requests.put(f"http://127.0.0.1:{SERVICES['order-api']}/admin/items/{item}/stock",
+                     json={"quantity": stock, "perUserLimit": None}, headers=admin_headers(), timeout=10)
+    r.raise_for_status()
+    # the stock database follows the reset through Kafka; wait for it so the run starts from a known state
+    wait_until(lambda: stock_item(item).get("baseline") == stock and stock_item(item).get("eventsApplied") == 0,
+               30, f"stock-consumer to apply the reset of {item}")
+
+
+def stock_item(item: str) -> dict:
+    r = requests.get(f"http://127.0.0.1:{SERVICES['stock-consumer']}/stock/items/{item}", timeout=5)
+    return r.json() if r.status_code == 200 else {}
+
+
+def wait_until(predicate, timeout_s: float, what: str, interval_s: float = 0.05) -> float:
+    """Polls until predicate() holds; returns when it did (monotonic), or raises after the deadline."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if predicate():
+            return time.monotonic()
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"timed out after {timeout_s:.0f} s waiting for {what}")
+        time.sleep(interval_s)
+
+
+def run_locust(opts: RunOptions, out: Path) -> tuple[float, float, dict]:
+    """Runs the scenario headless; returns (start, end) monotonic times and the per-status counts."""
+    users = opts.users or (1000 if opts.arrivals == "burst" else 100)
+    status_file = out / "statuses.json"
+    env = {**os.environ, "ITEM_CODE": opts.item, "QUANTITY": str(opts.quantity), "REQUESTS": str(opts.requests),
+           "TARGET_RPS": str(opts.rps), "ARRIVALS": opts.arrivals, "USERS": str(users),
+           "STATUS_FILE": str(status_file), "PYTHONPATH": str(ROOT / "locust")}
+    # an upper bound only: the scenario stops by itself after exactly REQUESTS answers
+    max_run_s = int(opts.requests / opts.rps * 3) + 60
+    spawn_rate = users if opts.arrivals == "burst" else max(users, 1)
+    cmd = [str(VENV_BIN / "locust"), "-f", str(ROOT / "locust" / "locustfile.py"), "--headless",
+           "--host", f"http://127.0.0.1:{SERVICES['order-api']}", "-u", str(users), "-r", str(spawn_rate),
+           "--run-time", f"{max_run_s}s", "--csv", str(out / "locust"), "--csv-full-history",
+           "--html", str(out / "locust.html"), "--only-summary", "--loglevel", "WARNING"]
+    log(f"Locust: {opts.requests} requests at {opts.rps:g}/s, {opts.arrivals} arrivals, {users} users")
+    start = time.monotonic()
+    subprocess.run(cmd, env=env, cwd=out, check=False)
+    end = time.monotonic()
+    statuses = json.loads(status_file.read_text()) if status_file.exists() else {}
+    return start, end, statuses
+
+
+def process_memory() -> dict:
+    """Resident and peak resident memory (MiB) of every process the stack started."""
+    state = Path(os.environ.get("FLASHSTOCK_STATE", ROOT / ".stack"))
+    pids = {"redis": state / "redis/redis.pid", "mariadb": state / "mariadb/mariadb.pid",
+            "kafka": state / "kafka/kafka.pid",
+            **{name: state / f"services/{name}.pid" for name in SERVICES}}
+    out = {}
+    for name, pid_file in pids.items():
+        try:
+            status = Path(f"/proc/{pid_file.read_text().strip()}/status").read_text()
+        except (OSError, ValueError):
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        out[name] = {k: int(fields[k].split()[0]) // 1024 for k in ("VmRSS", "VmHWM") if k in fields}
+    return out
+
+
+def service_info() -> dict:
+    info = {}
+    for name, port in SERVICES.items():
+        try:
+            info[name] = requests.get(f"http://127.0.0.1:{port}/actuator/info", timeout=5).json()
+        except (requests.RequestException, ValueError):
+            info[name] = {}
+    return info
+
+
+def run(opts: RunOptions) -> int:
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    out = opts.out or ROOT / "results" / f"{stamp}-{opts.name}"
+    out.mkdir(parents=True, exist_ok=True)
+    prepare_services(opts)
+    reset_stock(opts.item, opts.stock)
+
+    start, end, statuses = run_locust(opts, out)
+    accepted = statuses.get("statuses", {}).get("200", 0)
+    log(f"Locust done in {end - start:.1f} s: {statuses.get('statuses')}")
+
+    drained_ok = True
+    try:
+        applied_at = wait_until(lambda: stock_item(opts.item).get("eventsApplied", -1) >= accepted,
+                                opts.drain_timeout_s, "the stock database to apply every accepted order")
+        drain_s = max(0.0, applied_at - end)
+    except TimeoutError as e:
+        log(str(e))
+        drain_s, drained_ok = float("nan"), False
+
+    reconcile = subprocess.run([str(RECONCILE), opts.item, "--wait", "60", "--out", str(out)], check=False)
+
+    stats = report.read_stats(out / "locust_stats.csv", end - start)
+    plots = report.plot_run(report.read_history(out / "locust_stats_history.csv"), out, opts.name)
+    settings = {"options": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(opts).items()},
+                "service_env": opts.settings.env(), "services": service_info(), "memory_mib": process_memory(),
+                "machine": {"cores": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()},
+                "date": stamp}
+    (out / "settings.json").write_text(json.dumps(settings, indent=2, default=str))
+
+    rate_ok = stats.achieved_rps >= 0.99 * opts.rps
+    verdict_ok = stats.failures == 0 and rate_ok and drained_ok and reconcile.returncode == 0
+    summary = [
+        f"# {opts.name}: {opts.requests:,} requests at {opts.rps:g}/s ({opts.arrivals} arrivals)",
+        "",
+        f"- date: {stamp}; machine: {os.cpu_count()} cores, {platform.platform()}; everything, Locust included, on one box",
+        f"- command: `scripts/bench {' '.join(sys.argv[1:])}`".rstrip(),
+        f"- service settings: {opts.settings.env() or 'defaults'}",
+        f"- item {opts.item}, stock {opts.stock:,}, quantity {opts.quantity}",
+        "",
+        report.percentile_table([(opts.name, stats)]),
+        "",
+        f"- answers by status: {statuses.get('statuses')}",
+        f"- achieved rate: {stats.achieved_rps:.1f} requests/s ({'ok' if rate_ok else 'BELOW 99 % of target'})",
+        f"- drain (last response → stock database applied): {drain_s:.2f} s" if drained_ok
+        else f"- drain: NOT DRAINED within {opts.drain_timeout_s:.0f} s",
+        f"- reconciliation: {'exact' if reconcile.returncode == 0 else 'FAILED'} (see reconciliation.md)",
+        f"- memory (MiB, RSS / peak): " + ", ".join(f"{k} {v.get('VmRSS')}/{v.get('VmHWM')}"
+                                                   for k, v in settings["memory_mib"].items()),
+        f"- plots: " + ", ".join(p.name for p in plots),
+        "",
+        f"**verdict: {'PASS' if verdict_ok else 'FAIL'}**",
+    ]
+    (out / "summary.md").write_text("\n".join(summary) + "\n")
+    print("\n".join(summary))
+    log(f"results in {out}")
+    return 0 if verdict_ok else 1
+
+
+def parse_args(argv: list[str]) -> RunOptions:
+    p = argparse.ArgumentParser(prog="scripts/bench", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--name", default="seed", help="label of the run (results folder, table column)")
+    p.add_argument("--requests", type=int, default=100_000)
+    p.add_argument("--rps", type=float, default=1000.0, help="target arrival rate")
+    p.add_argument("--arrivals", choices=("smooth", "burst"), default="smooth")
+    p.add_argument("--users", type=int, help="default: 100 smooth, 1000 burst")
+    p.add_argument("--item", default="1234")
+    p.add_argument("--stock", type=int, default=1_000_000)
+    p.add_argument("--quantity", type=int, default=1)
+    p.add_argument("--tomcat-threads", type=int)
+    p.add_argument("--hikari-pool", type=int)
+    p.add_argument("--warmup", type=int, help="warm-up requests (0 = off)")
+    p.add_argument("--virtual-threads", choices=("on", "off"))
+    p.add_argument("--lock-mode", choices=("redisson", "none"))
+    p.add_argument("--no-build", action="store_true", help="use the jars as built")
+    p.add_argument("--no-restart", action="store_true", help="keep the running services")
+    p.add_argument("--drain-timeout", type=float, default=120.0, help="seconds")
+    p.add_argument("--out", type=Path, help="results folder (default results/<time>-<name>)")
+    a = p.parse_args(argv)
+    return RunOptions(
+        name=a.name, requests=a.requests, rps=a.rps, arrivals=a.arrivals, users=a.users, item=a.item,
+        stock=a.stock, quantity=a.quantity, build=not a.no_build, restart=not a.no_restart,
+        drain_timeout_s=a.drain_timeout, out=a.out,
+        settings=ServiceSettings(tomcat_threads=a.tomcat_threads, hikari_pool=a.hikari_pool,
+                                 warmup_requests=a.warmup,
+                                 virtual_threads=None if a.virtual_threads is None else a.virtual_threads == "on",
+                                 lock_mode=a.lock_mode))
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(parse_args(sys.argv[1:] if argv is None else argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""The flash-sale scenario: exactly REQUESTS orders at TARGET_RPS on POST /order/stock/limit, then stop.
+
+Settings (environment):
+  ITEM_CODE      item to order                               (default 1234)
+  QUANTITY       units per order                             (default 1)
+  REQUESTS       orders to send, then stop by itself         (default 100000)
+  TARGET_RPS     arrival rate to aim for                     (default 1000)
+  ARRIVALS       smooth | burst                              (default smooth)
+  USERS          simulated users (smooth: spread the rate;   (default 100 smooth, 1000 burst)
+                 burst: each fires once a second, in lockstep)
+  ORDER_PATH     endpoint                                    (default /order/stock/limit)
+  SOLD_OUT_OK    1: a 409 SOLD_OUT answer counts as success (spike scenarios with little stock)
+  STATUS_FILE    where to write the count of answers per HTTP status (JSON) when the run ends
+
+`smooth` gives every user constant_throughput(TARGET_RPS / USERS), so arrivals are spread evenly; `burst`
+gives USERS users constant_pacing(1) spawned at once, as in the published write-ups this project is compared
+with: they fire in lockstep, and the client's own queue shows up as latency.
+"""
+import json
+import os
+import uuid
+from collections import Counter
+
+import gevent
+from locust import FastHttpUser, constant_pacing, constant_throughput, events, task
+from locust.exception import StopUser
+
+from flashbench.settings import ScenarioSettings
+
+SETTINGS = ScenarioSettings.from_env(os.environ)
+
+_issued = 0
+_completed = 0
+_statuses: Counter = Counter()
+
+
+def _wait_time():
+    if SETTINGS.arrivals == "burst":
+        return constant_pacing(1)
+    return constant_throughput(SETTINGS.per_user_rate)
+
+
+class OrderUser(FastHttpUser):
+    wait_time = _wait_time()
+    # one connection per user, kept alive, as a browser or an app would
+    concurrency = 1
+
+    @task
+    def place_order(self):
+        global _issued
+        if _issued >= SETTINGS.requests:
+            raise StopUser()
+        _issued += 1
+        body = {"itemCode": SETTINGS.item_code, "userId": str(uuid.uuid4()), "quantity": SETTINGS.quantity}
+        with self.client.post(SETTINGS.order_path, json=body, name="POST " + SETTINGS.order_path,
+                              catch_response=True) as response:
+            _statuses[response.status_code] += 1
+            if response.status_code == 200:
+                response.success()
+            elif response.status_code == 409 and SETTINGS.sold_out_ok and b"SOLD_OUT" in (response.content or b""):
+                response.success()
+            else:
+                response.failure(f"HTTP {response.status_code}: {(response.text or '')[:120]}")
+        _response_done(self.environment)
+
+
+def _response_done(environment):
+    global _completed
+    _completed += 1
+    if _completed == SETTINGS.requests:
+        # every request has its answer: end the run (from another greenlet, not from inside a user)
+        gevent.spawn(environment.runner.quit)
+
+
+@events.quitting.add_listener
+def _write_statuses(environment, **_kwargs):
+    if SETTINGS.status_file:
+        with open(SETTINGS.status_file, "w", encoding="utf-8") as f:
+            json.dump({"issued": _issued, "completed": _completed,
+                       "statuses": {str(k): v for k, v in sorted(_statuses.items())}}, f, indent=2)

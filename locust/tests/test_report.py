@@ -1,0 +1,42 @@
+from pathlib import Path
+
+import pytest
+
+from flashbench import report
+
+HEADER = ("Type,Name,Request Count,Failure Count,Median Response Time,Average Response Time,Min Response Time,"
+          "Max Response Time,Average Content Size,Requests/s,Failures/s,50%,66%,75%,80%,90%,95%,98%,99%,99.9%,"
+          "99.99%,100%")
+
+
+def write_stats(tmp_path: Path) -> Path:
+    path = tmp_path / "locust_stats.csv"
+    path.write_text(HEADER + "\n"
+                    + "POST,POST /order/stock/limit,1000,2,3,4.5,1,250,80,100,0,3,4,5,5,7,9,12,15,40,200,250\n"
+                    + ",Aggregated,1000,2,3,4.5,1,250,80,100,0,3,4,5,5,7,9,12,15,40,200,250\n")
+    return path
+
+
+def test_reads_the_aggregated_row_and_the_achieved_rate(tmp_path):
+    stats = report.read_stats(write_stats(tmp_path), elapsed_s=2.0)
+    assert stats.requests == 1000 and stats.failures == 2
+    assert stats.percentiles["99%"] == 15 and stats.percentiles["100%"] == 250
+    assert stats.achieved_rps == pytest.approx(500.0)
+
+
+def test_table_has_the_usual_rows_in_order(tmp_path):
+    stats = report.read_stats(write_stats(tmp_path), elapsed_s=1.0)
+    table = report.percentile_table([("a", stats), ("b", stats)]).splitlines()
+    labels = [line.split("|")[1].strip() for line in table[2:]]
+    assert labels == ["100% (ms)", "99.99% (ms)", "99.9% (ms)", "99% (ms)", "98% (ms)", "95% (ms)", "90% (ms)",
+                      "80% (ms)", "75% (ms)", "66% (ms)", "50% (ms)", "average (ms)", "requests", "failures",
+                      "achieved req/s"]
+    assert table[0] == "| | a | b |"
+    assert "| 99% (ms) | 15 | 15 |" in table
+
+
+def test_missing_aggregated_row_is_an_error(tmp_path):
+    path = tmp_path / "empty.csv"
+    path.write_text(HEADER + "\n")
+    with pytest.raises(ValueError):
+        report.read_stats(path, 1.0)
