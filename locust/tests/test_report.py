@@ -40,3 +40,12 @@ def test_missing_aggregated_row_is_an_error(tmp_path):
     path.write_text(HEADER + "\n")
     with pytest.raises(ValueError):
         report.read_stats(path, 1.0)
+
+
+def test_spike_percentile_is_nearest_rank():
+    from flashbench.spike import percentile
+    values = [float(v) for v in range(1, 101)]
+    assert percentile(values, 99) == 99.0
+    assert percentile(values, 100) == 100.0
+    assert percentile(values, 50) == 50.0
+    assert percentile([], 99) == 0.0
