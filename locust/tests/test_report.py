@@ -49,3 +49,14 @@ def test_spike_percentile_is_nearest_rank():
     assert percentile(values, 100) == 100.0
     assert percentile(values, 50) == 50.0
     assert percentile([], 99) == 0.0
+
+
+def test_oha_result_is_read_in_milliseconds_with_failures_counted():
+    from flashbench.openload import parse
+    result = {"summary": {"requestsPerSec": 998.0, "average": 0.002, "slowest": 0.120},
+              "latencyPercentiles": {"p50": 0.0015, "p90": 0.003, "p95": 0.004, "p99": 0.010, "p99.9": 0.050,
+                                     "p99.99": 0.1},
+              "statusCodeDistribution": {"200": 990, "503": 8}, "errorDistribution": {"connection refused": 2}}
+    run = parse(result, 1000, 1000)
+    assert run.ok == 990 and run.failures == 10
+    assert run.p99_ms == 10.0 and run.max_ms == 120.0
