@@ -166,7 +166,13 @@ def service_info() -> dict:
     return info
 
 
-def run(opts: RunOptions) -> int:
+@dataclass(frozen=True)
+class RunResult:
+    exit_code: int
+    stats: report.RunStats
+
+
+def run(opts: RunOptions) -> RunResult:
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     out = opts.out or ROOT / "results" / f"{stamp}-{opts.name}"
     out.mkdir(parents=True, exist_ok=True)
@@ -222,7 +228,7 @@ def run(opts: RunOptions) -> int:
     (out / "summary.md").write_text("\n".join(summary) + "\n")
     print("\n".join(summary))
     log(f"results in {out}")
-    return 0 if verdict_ok else 1
+    return RunResult(0 if verdict_ok else 1, stats)
 
 
 def parse_args(argv: list[str]) -> RunOptions:
@@ -257,7 +263,7 @@ def parse_args(argv: list[str]) -> RunOptions:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run(parse_args(sys.argv[1:] if argv is None else argv))
+    return run(parse_args(sys.argv[1:] if argv is None else argv)).exit_code
 
 
 if __name__ == "__main__":

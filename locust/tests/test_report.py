@@ -60,3 +60,23 @@ def test_oha_result_is_read_in_milliseconds_with_failures_counted():
     run = parse(result, 1000, 1000)
     assert run.ok == 990 and run.failures == 10
     assert run.p99_ms == 10.0 and run.max_ms == 120.0
+
+
+def test_matrix_entries_merge_defaults_and_reject_unknown_settings(tmp_path):
+    from flashbench.matrix import options_for
+    opts = options_for({"name": "t300", "tomcat_threads": 300, "warmup": 0}, {"requests": 5000, "rps": 500},
+                       tmp_path, build=False)
+    assert opts.requests == 5000 and opts.rps == 500 and opts.out == tmp_path / "t300"
+    assert opts.settings.env() == {"SERVER_TOMCAT_THREADS_MAX": "300", "FLASHSTOCK_WARMUP_ENABLED": "false",
+                                   "FLASHSTOCK_WARMUP_REQUESTS": "0"}
+    with pytest.raises(ValueError):
+        options_for({"name": "x", "tomcat_thread": 1}, {}, tmp_path, build=False)
+
+
+def test_shipped_matrices_parse(tmp_path):
+    import tomllib
+    from flashbench.matrix import options_for
+    for f in (Path(__file__).parents[1] / "matrix").glob("*.toml"):
+        spec = tomllib.loads(f.read_text())
+        for entry in spec["run"]:
+            options_for(entry, spec.get("defaults", {}), tmp_path, build=False)
