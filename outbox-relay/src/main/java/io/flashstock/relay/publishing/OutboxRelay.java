@@ -1,0 +1,187 @@
+package io.flashstock.relay.publishing;
+
+import io.flashstock.contract.OutboxStatus;
+import io.flashstock.relay.RelaySettings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.stereotype.Component;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The relay loop, on one dedicated thread: claim a batch (short transaction, lease), publish it, wait for
+ * the acknowledgements, mark the acknowledged rows SENT and put the others back for a retry or mark them
+ * DEAD. A full batch is followed by the next claim at once, a short or empty one by
+ * {@link RelaySettings#idleInterval()}.
+ * <p>
+ * One thread and one producer per instance keep a key's rows in id order on its partition; see
+ * docs/outbox-relay.md for what happens to that order around a failed send.
+ */
+@Component
+public class OutboxRelay implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
+
+    private final RelaySettings settings;
+    private final OutboxTable outbox;
+    private final BatchPublisher publisher;
+    private final RelayMetrics metrics;
+    private final Duration stopTimeout;
+
+    private volatile boolean running;
+    private volatile Thread worker;
+
+    public OutboxRelay(RelaySettings settings, OutboxTable outbox, BatchPublisher publisher, RelayMetrics metrics,
+                       ProducerTuning producer) {
+        if (!producer.acknowledgedByAllReplicas()) {
+            throw new IllegalStateException("the relay needs acks=all and enable.idempotence=true, got acks="
+                    + producer.acks() + ", enable.idempotence=" + producer.idempotence()
+                    + ": a row is marked SENT only once every in-sync replica has it");
+        }
+        if (settings.lease().compareTo(producer.sendDeadline()) <= 0) {
+            throw new IllegalStateException("flashstock.relay.lease (" + settings.lease()
+                    + ") must be longer than max.block.ms + delivery.timeout.ms (" + producer.sendDeadline()
+                    + "), or rows still in flight would be claimed again by another relay");
+        }
+        this.settings = settings;
+        this.outbox = outbox;
+        this.publisher = publisher;
+        this.metrics = metrics;
+        // a batch in progress ends within the send deadline; the lease is longer still
+        this.stopTimeout = settings.lease();
+    }
+
+    @Override
+    public void start() {
+        running = true;
+        Thread thread = new Thread(this::loop, "outbox-relay");
+        // a stop that times out (database unreachable) must not keep the JVM alive; the lease covers the rows
+        thread.setDaemon(true);
+        worker = thread;
+        thread.start();
+    }
+
+    /**
+     * Lets the batch in progress finish (so its rows are marked, not left to their lease). In the default
+     * phase this runs before the web server stops and long before the producer factory (lowest phase)
+     * closes the producer; the data source closes after all lifecycles.
+     */
+    @Override
+    public void stop() {
+        running = false;
+        Thread thread = worker;
+        if (thread == null) {
+            return;
+        }
+        LockSupport.unpark(thread);
+        try {
+            thread.join(stopTimeout.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive()) {
+            log.warn("relay loop still busy after {}; its claimed rows go to another relay when the lease ends",
+                    stopTimeout);
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    /** False when the loop thread has ended although the relay should be running (an Error killed it). */
+    public boolean loopAlive() {
+        Thread thread = worker;
+        return !running || (thread != null && thread.isAlive());
+    }
+
+    private void loop() {
+        int failuresInARow = 0;
+        while (running) {
+            Duration pause;
+            try {
+                pause = relayOneBatch();
+                failuresInARow = 0;
+            } catch (RuntimeException e) {
+                failuresInARow++;
+                pause = settings.backoff().after(failuresInARow);
+                log.warn("relay batch failed ({} in a row), next claim in {}: {}", failuresInARow, pause,
+                        e.toString(), e);
+            }
+            if (running && !pause.isZero()) {
+                LockSupport.parkNanos(pause.toNanos());
+            }
+        }
+    }
+
+    /** One claim, publish and bookkeeping round; returns how long to wait before the next claim. */
+    Duration relayOneBatch() {
+        List<OutboxRow> batch = outbox.claim(settings.instanceId(), settings.batchSize(), settings.lease());
+        if (batch.isEmpty()) {
+            return settings.idleInterval();
+        }
+        metrics.claimed(batch.size());
+        BatchPublisher.Outcome outcome = publisher.publish(batch);
+        if (!outcome.acked().isEmpty()) {
+            outbox.markSent(outcome.acked().stream().map(acked -> acked.row().id()).toList());
+            metrics.published(outcome.acked());
+        }
+        Duration pause = batch.size() == settings.batchSize() ? Duration.ZERO : settings.idleInterval();
+        if (!outcome.failed().isEmpty()) {
+            Duration retryPause = recordFailures(batch.size(), outcome.failed());
+            if (retryPause.compareTo(pause) > 0) {
+                pause = retryPause;
+            }
+        }
+        return pause;
+    }
+
+    /**
+     * Puts failed rows back with a backoff, or marks them DEAD after their last attempt. Only a failure of the
+     * record itself counts towards DEAD: when the broker was the problem the row waits however long the outage
+     * lasts, and the loop waits until every retried row of the batch is due again, since claiming newer rows
+     * meanwhile would publish them ahead of the failed ones of the same key.
+     */
+    private Duration recordFailures(int batchSize, List<BatchPublisher.Failed> failed) {
+        List<OutboxTable.Failure> failures = new ArrayList<>(failed.size());
+        Duration retryPause = Duration.ZERO;
+        for (BatchPublisher.Failed failure : failed) {
+            OutboxRow row = failure.row();
+            if (row.attempts() >= settings.maxAttempts() && !failure.brokerTrouble()) {
+                failures.add(new OutboxTable.Failure(row.id(), OutboxStatus.DEAD, Duration.ZERO, failure.describe()));
+            } else {
+                Duration backoff = settings.backoff().after(row.attempts());
+                failures.add(new OutboxTable.Failure(row.id(), OutboxStatus.NEW, backoff, failure.describe()));
+                if (failure.brokerTrouble() && backoff.compareTo(retryPause) > 0) {
+                    retryPause = backoff;
+                }
+            }
+        }
+        boolean[] applied = outbox.recordFailures(settings.instanceId(), failures);
+        int retried = 0;
+        int dead = 0;
+        for (int i = 0; i < failures.size(); i++) {
+            if (!applied[i]) {
+                continue;
+            }
+            if (failures.get(i).status() == OutboxStatus.DEAD) {
+                dead++;
+                OutboxRow row = failed.get(i).row();
+                log.error("outbox row {} (event {}, key {}, {}) is DEAD after {} attempts: {}", row.id(),
+                        row.eventId(), row.key(), row.eventType(), row.attempts(), failures.get(i).error());
+            } else {
+                retried++;
+            }
+        }
+        metrics.retried(retried);
+        metrics.died(dead);
+        log.warn("{} of {} rows not acknowledged ({} to retry, {} DEAD); first: event {}: {}", failed.size(),
+                batchSize, retried, dead, failed.get(0).row().eventId(), failed.get(0).describe());
+        return retryPause;
+    }
+}
