@@ -1,0 +1,54 @@
+package io.flashstock.order.config;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
+
+import java.time.Duration;
+
+/**
+ * Limits and lifetimes of the order endpoint and the stock administration.
+ *
+ * @param maxQuantity the most units one order may take
+ * @param itemCodeMaxLength the longest item code accepted (the orders schema allows 64)
+ * @param maxBodySize the largest request body read; a longer one is refused with 413 before it is parsed
+ * @param idempotencyTtl how long the first answer to an {@code Idempotency-Key} is kept for replays
+ * @param perUserTtl how long a user's bought units of an item are remembered for the per-user limit; should
+ *                   outlast the sale
+ * @param reloadQuietPeriod how long an item must have taken no order before its Redis counter may be
+ *                          rebuilt from the database, so that no order is in flight between the two
+ * @param redis Redis client threads
+ */
+@ConfigurationProperties("flashstock.order")
+public record OrderSettings(
+        @DefaultValue("100") int maxQuantity,
+        @DefaultValue("64") int itemCodeMaxLength,
+        @DefaultValue("4KB") DataSize maxBodySize,
+        @DefaultValue("24h") Duration idempotencyTtl,
+        @DefaultValue("7d") Duration perUserTtl,
+        @DefaultValue("2s") Duration reloadQuietPeriod,
+        @DefaultValue Redis redis) {
+
+    /** The item code column's width in the orders schema. */
+    public static final int ITEM_CODE_COLUMN_WIDTH = 64;
+
+    public OrderSettings {
+        if (maxQuantity < 1) {
+            throw new IllegalArgumentException("flashstock.order.max-quantity must be at least 1: " + maxQuantity);
+        }
+        if (itemCodeMaxLength < 1 || itemCodeMaxLength > ITEM_CODE_COLUMN_WIDTH) {
+            throw new IllegalArgumentException("flashstock.order.item-code-max-length must be 1.."
+                    + ITEM_CODE_COLUMN_WIDTH + ": " + itemCodeMaxLength);
+        }
+    }
+
+    /**
+     * Lettuce's thread pools. Lettuce multiplexes every command over one shared connection, so these and
+     * {@code spring.data.redis.timeout} are its only throughput knobs.
+     *
+     * @param ioThreads Netty I/O threads; 0 keeps Lettuce's default (one per core, at least 2)
+     * @param computationThreads threads completing futures; 0 keeps Lettuce's default (one per core, at least 2)
+     */
+    public record Redis(@DefaultValue("0") int ioThreads, @DefaultValue("0") int computationThreads) {
+    }
+}

@@ -1,0 +1,23 @@
+package io.flashstock.order.placement;
+
+/**
+ * What the gate stored for an Idempotency-Key when it first took stock for it, as the Lua script writes it:
+ * {@code orderCode:quantity:remaining:generation:userId} (the user id last, as it may contain ':').
+ */
+record FirstAnswer(String orderCode, int quantity, long remaining, long generation, String userId) {
+
+    private static final int PARTS = 5;
+
+    static FirstAnswer parse(String stored) {
+        String[] parts = stored.split(":", PARTS);
+        if (parts.length != PARTS) {
+            throw new IllegalArgumentException("not a stored first answer: " + stored);
+        }
+        return new FirstAnswer(parts[0], Integer.parseInt(parts[1]), Long.parseLong(parts[2]),
+                Long.parseLong(parts[3]), parts[4]);
+    }
+
+    boolean sameOrder(OrderCommand command) {
+        return quantity == command.quantity() && userId.equals(command.userId());
+    }
+}

@@ -1,0 +1,41 @@
+package io.flashstock.order.placement;
+
+import java.util.List;
+
+/** The stock gate's answer, parsed from the Lua script's reply. */
+sealed interface GateResult {
+
+    /** The quantity was taken; {@code remaining} is what is left after it. */
+    record Taken(long remaining, long generation) implements GateResult {
+    }
+
+    record SoldOut(long remaining) implements GateResult {
+    }
+
+    /** No counter in Redis for the item. */
+    record Unknown() implements GateResult {
+    }
+
+    record LimitReached(long bought, long limit) implements GateResult {
+    }
+
+    /** The Idempotency-Key was seen before: nothing was taken, here is what the first request got. */
+    record Replay(FirstAnswer first) implements GateResult {
+    }
+
+    static GateResult parse(List<?> reply) {
+        String verdict = (String) reply.get(0);
+        return switch (verdict) {
+            case "TAKEN" -> new Taken(number(reply, 1), number(reply, 2));
+            case "SOLD_OUT" -> new SoldOut(number(reply, 1));
+            case "UNKNOWN" -> new Unknown();
+            case "LIMIT" -> new LimitReached(number(reply, 3), number(reply, 4));
+            case "REPLAY" -> new Replay(FirstAnswer.parse((String) reply.get(1)));
+            default -> throw new IllegalStateException("unexpected reply from the stock gate: " + reply);
+        };
+    }
+
+    private static long number(List<?> reply, int index) {
+        return Long.parseLong((String) reply.get(index));
+    }
+}

@@ -1,0 +1,29 @@
+package io.flashstock.order.placement;
+
+/** How an order ended, short of a failure of Redis or the database (those throw). */
+sealed interface Outcome {
+
+    record Accepted(OrderAnswer answer) implements Outcome {
+    }
+
+    record SoldOut(long remaining) implements Outcome {
+    }
+
+    record UnknownItem() implements Outcome {
+    }
+
+    /** The item has a baseline in the database but no counter in Redis: Redis lost it and needs a reload. */
+    record StockNotLoaded() implements Outcome {
+    }
+
+    record LimitReached(long bought, long limit) implements Outcome {
+    }
+
+    /** The first request with this Idempotency-Key took the stock but has not committed (or failed) yet. */
+    record ReplayInProgress(String orderCode) implements Outcome {
+    }
+
+    /** The Idempotency-Key was first used for a different user or quantity. */
+    record KeyReused() implements Outcome {
+    }
+}

@@ -1,0 +1,156 @@
+package io.flashstock.order.placement;
+
+import com.fasterxml.uuid.Generators;
+import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
+import io.flashstock.contract.OutboxStatus;
+import io.flashstock.order.stock.StockItems;
+import io.flashstock.order.web.ProblemException;
+import io.flashstock.order.web.ProblemType;
+import io.flashstock.warmup.WarmupProperties;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.TransactionException;
+
+import java.time.Clock;
+
+/**
+ * Places an order: (1) the Redis gate takes the quantity, atomically; (2) one transaction writes the order
+ * and its outbox row; (3) if that transaction did not commit, the quantity is given back before the
+ * answer. An accepted order is therefore durable before it is answered, and Redis is only ever left lower
+ * than the orders say (by a crash between (1) and (2)), never higher.
+ */
+@Service
+public class PlaceOrder {
+
+    private static final Logger log = LoggerFactory.getLogger(PlaceOrder.class);
+
+    /** UUIDv7: time-ordered (index-friendly) with 74 random bits, so codes never collide. */
+    private final TimeBasedEpochGenerator uuids = Generators.timeBasedEpochGenerator();
+    private final StockGate gate;
+    private final OrderBook book;
+    private final StockItems items;
+    private final OrderMetrics metrics;
+    private final Clock clock;
+    private final String warmupItemCode;
+
+    PlaceOrder(StockGate gate, OrderBook book, StockItems items, OrderMetrics metrics, Clock clock,
+               WarmupProperties warmup) {
+        this.gate = gate;
+        this.book = book;
+        this.items = items;
+        this.metrics = metrics;
+        this.clock = clock;
+        this.warmupItemCode = warmup.itemCode();
+    }
+
+    Outcome place(OrderCommand command) {
+        // made before the gate, so that the gate can store it as the Idempotency-Key's first answer
+        String orderCode = uuids.generate().toString();
+        GateResult gateResult;
+        try {
+            gateResult = metrics.timeRedis(() -> gate.take(command, orderCode));
+        } catch (ProblemException redisDown) {
+            metrics.failed();
+            throw redisDown;
+        }
+        if (gateResult instanceof GateResult.Taken taken) {
+            return write(command, orderCode, taken);
+        }
+        if (gateResult instanceof GateResult.SoldOut soldOut) {
+            metrics.soldOut();
+            return new Outcome.SoldOut(soldOut.remaining());
+        }
+        if (gateResult instanceof GateResult.LimitReached limit) {
+            metrics.limitReached();
+            return new Outcome.LimitReached(limit.bought(), limit.limit());
+        }
+        if (gateResult instanceof GateResult.Replay replay) {
+            return replay(command, replay.first());
+        }
+        return unknown(command);
+    }
+
+    private Outcome write(OrderCommand command, String orderCode, GateResult.Taken taken) {
+        var order = new PlacedOrder(orderCode, uuids.generate(), command, taken.generation(), taken.remaining(),
+                clock.instant());
+        OutboxStatus status = command.itemCode().equals(warmupItemCode) ? OutboxStatus.WARMUP : OutboxStatus.NEW;
+        try {
+            metrics.timeDatabase(() -> book.write(order, status));
+        } catch (OrderBook.NotWritten notWritten) {
+            giveBack(order);
+            metrics.failed();
+            throw failure(notWritten.getCause(), "the order could not be written; its stock was given back");
+        } catch (OrderBook.OutcomeUnknown unknown) {
+            log.warn("order {} of item {}: commit outcome unknown, its {} units stay taken; reconcile the item",
+                    orderCode, command.itemCode(), command.quantity());
+            metrics.failed();
+            throw failure(unknown.getCause(), "the database did not confirm the order; it may still appear");
+        }
+        metrics.accepted();
+        return new Outcome.Accepted(order.answer());
+    }
+
+    private void giveBack(PlacedOrder order) {
+        var command = order.command();
+        try {
+            boolean given = gate.giveBack(command, order.generation());
+            metrics.compensated(given);
+            if (!given) {
+                log.info("order {} not written; its {} units of {} belong to generation {}, replaced since",
+                        order.orderCode(), command.quantity(), command.itemCode(), order.generation());
+            }
+        } catch (DataAccessException e) {
+            metrics.compensated(false);
+            log.error("order {} not written and its {} units of {} could not be given back ({}); "
+                    + "reload the item's stock", order.orderCode(), command.quantity(), command.itemCode(),
+                    e.toString());
+        }
+    }
+
+    private static RuntimeException failure(Throwable cause, String detail) {
+        if (cause instanceof DataAccessException || cause instanceof TransactionException) {
+            return new ProblemException(ProblemType.DATABASE_UNAVAILABLE, detail, cause);
+        }
+        return new IllegalStateException("order not written", cause);
+    }
+
+    /** The gate returned the first answer: it stands once its order is committed. */
+    private Outcome replay(OrderCommand command, FirstAnswer first) {
+        if (!first.sameOrder(command)) {
+            metrics.rejected();
+            return new Outcome.KeyReused();
+        }
+        boolean committed;
+        try {
+            committed = book.contains(first.orderCode());
+        } catch (DataAccessException e) {
+            metrics.failed();
+            throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the first order", e);
+        }
+        if (!committed) {
+            return new Outcome.ReplayInProgress(first.orderCode());
+        }
+        // not counted as accepted: that counts orders written, and this one was counted when it was
+        return new Outcome.Accepted(new OrderAnswer(first.orderCode(), command.itemCode(), first.quantity(),
+                first.remaining()));
+    }
+
+    /** No counter in Redis: either the item does not exist or Redis lost it (then it must be reloaded). */
+    private Outcome unknown(OrderCommand command) {
+        boolean hasBaseline;
+        try {
+            hasBaseline = items.exists(command.itemCode());
+        } catch (DataAccessException e) {
+            metrics.failed();
+            throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the item", e);
+        }
+        if (hasBaseline) {
+            metrics.failed();
+            return new Outcome.StockNotLoaded();
+        }
+        metrics.unknownItem();
+        return new Outcome.UnknownItem();
+    }
+}

@@ -1,0 +1,20 @@
+package io.flashstock.order.placement;
+
+import io.flashstock.contract.StockDeducted;
+
+import java.time.Instant;
+import java.util.UUID;
+
+/** An order whose quantity the gate took, about to be written with its {@link StockDeducted} event. */
+record PlacedOrder(String orderCode, UUID eventId, OrderCommand command, long generation, long remaining,
+                   Instant createdAt) {
+
+    StockDeducted event() {
+        return new StockDeducted(eventId, orderCode, command.itemCode(), command.userId(), command.quantity(),
+                generation, createdAt);
+    }
+
+    OrderAnswer answer() {
+        return new OrderAnswer(orderCode, command.itemCode(), command.quantity(), remaining);
+    }
+}

@@ -1,0 +1,77 @@
+package io.flashstock.order.placement;
+
+import io.flashstock.order.config.OrderSettings;
+import io.flashstock.order.stock.StockKeys;
+import io.flashstock.order.web.ProblemException;
+import io.flashstock.order.web.ProblemType;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.stereotype.Component;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The Redis gate: one atomic Lua script per order checks the item's counter, the per-user limit and the
+ * Idempotency-Key and takes the quantity, in a single round trip (EVALSHA). A second script gives the
+ * quantity back when the order could not be written. Keys: {@link StockKeys}.
+ */
+@Component
+class StockGate {
+
+    @SuppressWarnings("rawtypes")
+    private static final RedisScript<List> TAKE =
+            RedisScript.of(new ClassPathResource("redis/take-stock.lua"), List.class);
+    private static final RedisScript<Long> GIVE_BACK =
+            RedisScript.of(new ClassPathResource("redis/give-back.lua"), Long.class);
+
+    private final StringRedisTemplate redis;
+    private final String idempotencyTtlMillis;
+    private final String perUserTtlMillis;
+
+    StockGate(StringRedisTemplate redis, OrderSettings settings) {
+        this.redis = redis;
+        this.idempotencyTtlMillis = Long.toString(settings.idempotencyTtl().toMillis());
+        this.perUserTtlMillis = Long.toString(settings.perUserTtl().toMillis());
+    }
+
+    /**
+     * Takes the order's quantity if the item has it. A timeout leaves it unknown whether the script ran; the
+     * order is then refused without giving anything back, which can only leave Redis lower than the orders
+     * say (reconciliation shows it, a reload repairs it), never oversell.
+     */
+    GateResult take(OrderCommand order, String orderCode) {
+        var keys = new ArrayList<String>(4);
+        keys.addAll(StockKeys.itemKeys(order.itemCode()));
+        if (order.idempotencyKey() != null) {
+            keys.add(StockKeys.idempotency(order.itemCode(), order.idempotencyKey()));
+        }
+        try {
+            List<?> reply = redis.execute(TAKE, keys, Integer.toString(order.quantity()), order.userId(), orderCode,
+                    idempotencyTtlMillis, perUserTtlMillis);
+            return GateResult.parse(reply);
+        } catch (DataAccessException e) {
+            throw new ProblemException(ProblemType.REDIS_UNAVAILABLE, "the stock gate (Redis) did not answer", e);
+        }
+    }
+
+    /**
+     * Returns the quantity of an order that was not written, and forgets its Idempotency-Key. Nothing is
+     * returned to a generation that a reset has replaced since.
+     *
+     * @return whether the stock was given back
+     */
+    boolean giveBack(OrderCommand order, long generation) {
+        var keys = new ArrayList<String>(3);
+        keys.add(StockKeys.counter(order.itemCode()));
+        keys.add(StockKeys.generation(order.itemCode()));
+        if (order.idempotencyKey() != null) {
+            keys.add(StockKeys.idempotency(order.itemCode(), order.idempotencyKey()));
+        }
+        Long given = redis.execute(GIVE_BACK, keys, Integer.toString(order.quantity()), Long.toString(generation),
+                order.userId());
+        return given != null && given == 1L;
+    }
+}

@@ -1,0 +1,163 @@
+package io.flashstock.order.reconciliation;
+
+import io.flashstock.contract.OutboxStatus;
+import io.flashstock.order.reconciliation.ReconciliationReport.Invariant;
+import io.flashstock.order.reconciliation.ReconciliationReport.ItemReconciliation;
+import io.flashstock.order.reconciliation.ReconciliationReport.KafkaPosition;
+import io.flashstock.order.reconciliation.ReconciliationReport.OutboxCounts;
+import io.flashstock.order.reconciliation.ReconciliationReport.PartitionPosition;
+import io.flashstock.order.reconciliation.ReconciliationReport.Totals;
+import io.flashstock.order.stock.StockKeys;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.web.client.RestClient;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * Builds the reconciliation report: for each item with a baseline, what Redis, the orders, the outbox, Kafka
+ * and the stock database say, and whether they agree.
+ */
+public class Reconciliation {
+
+    static final String REDIS_MATCHES_ORDERS = "redis-matches-orders";
+    static final String OUTBOX_MATCHES_ORDERS = "outbox-matches-orders";
+    static final String PIPELINE_DRAINED = "pipeline-drained";
+    static final String STOCK_DB_MATCHES_ORDERS = "stock-db-matches-orders";
+    static final String EVENTS_APPLIED_MATCH_ORDERS = "events-applied-match-orders";
+    static final String NO_ANOMALIES = "no-anomalies";
+
+    private final JdbcClient orders;
+    private final StringRedisTemplate redis;
+    private final KafkaPositions kafka;
+    private final RestClient stockConsumer;
+    private final Clock clock;
+
+    public Reconciliation(JdbcClient orders, StringRedisTemplate redis, KafkaPositions kafka, RestClient stockConsumer,
+                          Clock clock) {
+        this.orders = orders;
+        this.redis = redis;
+        this.kafka = kafka;
+        this.stockConsumer = stockConsumer;
+        this.clock = clock;
+    }
+
+    /** The report for one item, or for every item with a baseline when {@code itemCode} is empty. */
+    public ReconciliationReport report(Optional<String> itemCode) {
+        List<Baseline> baselines = baselines(itemCode);
+        Map<String, OrderTotals> totals = orderTotals(itemCode);
+        Map<String, Map<String, Long>> outboxStatus = outboxStatus(itemCode);
+        KafkaPosition position = kafka.read();
+        Map<String, StockLedgerEntry> ledger = stockLedger();
+        long unsentEverywhere = orders.sql("SELECT COUNT(*) FROM outbox_event WHERE status = ?")
+                .param(OutboxStatus.NEW.name()).query(Long.class).single();
+        boolean drained = unsentEverywhere == 0 && position.lag() == 0;
+
+        List<ItemReconciliation> items = new ArrayList<>();
+        for (Baseline b : baselines) {
+            items.add(reconcile(b, totals.getOrDefault(b.itemCode(), OrderTotals.NONE),
+                    outboxStatus.getOrDefault(b.itemCode(), Map.of()), position, ledger.get(b.itemCode())));
+        }
+        boolean exact = items.stream().flatMap(i -> i.invariants().stream()).allMatch(Invariant::holds);
+        return new ReconciliationReport(clock.instant(), exact, drained, position, items);
+    }
+
+    private ItemReconciliation reconcile(Baseline b, OrderTotals t, Map<String, Long> status, KafkaPosition position,
+                                         StockLedgerEntry stock) {
+        long expectedRemaining = b.baseline() - t.quantity();
+        Long redisRemaining = Optional.ofNullable(redis.opsForValue().get(StockKeys.counter(b.itemCode())))
+                .map(Long::valueOf).orElse(null);
+        int partition = position.partitions().isEmpty() ? 0
+                : KafkaPositions.partitionOf(b.itemCode(), position.partitions().size());
+        long partitionLag = position.partitions().stream().filter(p -> p.partition() == partition)
+                .mapToLong(PartitionPosition::lag).sum();
+        long unsent = status.getOrDefault(OutboxStatus.NEW.name(), 0L);
+        long dead = status.getOrDefault(OutboxStatus.DEAD.name(), 0L);
+
+        List<Invariant> invariants = new ArrayList<>();
+        invariants.add(Invariant.of(REDIS_MATCHES_ORDERS, expectedRemaining, redisRemaining, redisRemaining == null
+                ? "Redis has no counter for the item (Redis restarted?): reload it from the orders"
+                : "Redis differs from baseline − Σ orders: drift (a crash between the Redis step and the commit?)"));
+        invariants.add(Invariant.of(OUTBOX_MATCHES_ORDERS, t.count(), t.withOutboxRow(),
+                (t.count() - t.withOutboxRow()) + " orders have no outbox row"));
+        invariants.add(Invariant.of(PIPELINE_DRAINED, 0, unsent + partitionLag,
+                unsent + " outbox rows unsent, " + partitionLag + " records not yet consumed on partition " + partition));
+        Long stockQuantity = stock == null || stock.generation() != b.generation() ? null : stock.quantity();
+        String stockDetail = stock == null ? "stock database has no row for the item"
+                : stock.generation() != b.generation()
+                ? "stock database is at generation " + stock.generation() + ", orders at " + b.generation()
+                : dead > 0 ? dead + " outbox rows are DEAD and never reached Kafka"
+                : "stock database differs from baseline − Σ orders";
+        invariants.add(Invariant.of(STOCK_DB_MATCHES_ORDERS, expectedRemaining, stockQuantity, stockDetail));
+        invariants.add(Invariant.of(EVENTS_APPLIED_MATCH_ORDERS, t.count(),
+                stockQuantity == null ? null : stock.eventsApplied(), stockDetail));
+        invariants.add(Invariant.of(NO_ANOMALIES, 0, stock == null ? 0L : stock.anomalies(),
+                "stock-consumer recorded deductions it could not apply (GET /stock/anomalies)"));
+
+        return new ItemReconciliation(b.itemCode(), b.generation(), b.baseline(), b.perUserLimit(), redisRemaining,
+                expectedRemaining, new Totals(t.count(), t.quantity()),
+                new OutboxCounts(t.withOutboxRow(), t.quantityWithOutboxRow(), unsent,
+                        status.getOrDefault(OutboxStatus.SENT.name(), 0L), dead),
+                partition, partitionLag, stock, invariants);
+    }
+
+    private record Baseline(String itemCode, long generation, long baseline, Integer perUserLimit) {
+    }
+
+    private record OrderTotals(long count, long quantity, long withOutboxRow, long quantityWithOutboxRow) {
+        static final OrderTotals NONE = new OrderTotals(0, 0, 0, 0);
+    }
+
+    private List<Baseline> baselines(Optional<String> itemCode) {
+        return orders.sql("SELECT item_code, generation, baseline, per_user_limit FROM stock_item"
+                        + itemCode.map(c -> " WHERE item_code = :item").orElse("") + " ORDER BY item_code")
+                .params(itemParams(itemCode))
+                .query((rs, n) -> new Baseline(rs.getString(1), rs.getLong(2), rs.getLong(3),
+                        (Integer) rs.getObject(4, Integer.class)))
+                .list();
+    }
+
+    /** Orders of each item's current generation, and how many of them have their outbox row. */
+    private Map<String, OrderTotals> orderTotals(Optional<String> itemCode) {
+        return orders.sql("""
+                        SELECT o.item_code, COUNT(*), COALESCE(SUM(o.quantity), 0), COUNT(e.id),
+                               COALESCE(SUM(CASE WHEN e.id IS NULL THEN 0 ELSE o.quantity END), 0)
+                        FROM purchase_order o
+                        JOIN stock_item s ON s.item_code = o.item_code AND s.generation = o.generation
+                        LEFT JOIN outbox_event e ON e.event_id = o.event_id
+                        """ + itemCode.map(c -> " WHERE o.item_code = :item").orElse("") + " GROUP BY o.item_code")
+                .params(itemParams(itemCode))
+                .query((rs, n) -> Map.entry(rs.getString(1),
+                        new OrderTotals(rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5))))
+                .list().stream().collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+    }
+
+    private Map<String, Map<String, Long>> outboxStatus(Optional<String> itemCode) {
+        Map<String, Map<String, Long>> out = new HashMap<>();
+        orders.sql("SELECT aggregate_key, status, COUNT(*) FROM outbox_event"
+                        + itemCode.map(c -> " WHERE aggregate_key = :item").orElse("") + " GROUP BY aggregate_key, status")
+                .params(itemParams(itemCode))
+                .query(rs -> {
+                    out.computeIfAbsent(rs.getString(1), k -> new HashMap<>()).put(rs.getString(2), rs.getLong(3));
+                });
+        return out;
+    }
+
+    private Map<String, StockLedgerEntry> stockLedger() {
+        StockLedgerEntry[] entries = stockConsumer.get().uri("/stock/items").retrieve().body(StockLedgerEntry[].class);
+        return entries == null ? Map.of()
+                : Arrays.stream(entries).collect(Collectors.toMap(StockLedgerEntry::itemCode, Function.identity()));
+    }
+
+    private static Map<String, Object> itemParams(Optional<String> itemCode) {
+        return itemCode.<Map<String, Object>>map(c -> Map.of("item", c)).orElse(Map.of());
+    }
+}

@@ -1,0 +1,41 @@
+package io.flashstock.order.reconciliation;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.http.client.SimpleClientHttpRequestFactory;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.web.client.RestClient;
+
+import java.time.Clock;
+import java.util.Map;
+
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(ReconciliationProperties.class)
+class ReconciliationConfiguration {
+
+    @Bean(destroyMethod = "close")
+    Admin reconciliationKafkaAdmin(ReconciliationProperties properties) {
+        int timeoutMs = (int) properties.timeout().toMillis();
+        return Admin.create(Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, properties.kafkaBootstrapServers(),
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, timeoutMs,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, timeoutMs,
+                AdminClientConfig.CLIENT_ID_CONFIG, "order-api-reconciliation"));
+    }
+
+    @Bean
+    Reconciliation reconciliation(JdbcClient jdbc, StringRedisTemplate redis, Admin reconciliationKafkaAdmin,
+                                  ReconciliationProperties properties, RestClient.Builder restClients) {
+        var requests = new SimpleClientHttpRequestFactory();
+        requests.setConnectTimeout(properties.timeout());
+        requests.setReadTimeout(properties.timeout());
+        RestClient stockConsumer = restClients.clone().baseUrl(properties.stockConsumerUrl().toString())
+                .requestFactory(requests).build();
+        return new Reconciliation(jdbc, redis, new KafkaPositions(reconciliationKafkaAdmin, properties), stockConsumer,
+                Clock.systemUTC());
+    }
+}

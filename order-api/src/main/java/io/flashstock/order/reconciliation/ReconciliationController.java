@@ -1,0 +1,31 @@
+package io.flashstock.order.reconciliation;
+
+import io.flashstock.order.web.ProblemException;
+import io.flashstock.order.web.ProblemType;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.client.RestClientException;
+
+import java.util.Optional;
+
+/** {@code GET /admin/reconciliation[?itemCode=…]}: behind the admin token like every /admin path. */
+@RestController
+class ReconciliationController {
+
+    private final Reconciliation reconciliation;
+
+    ReconciliationController(Reconciliation reconciliation) {
+        this.reconciliation = reconciliation;
+    }
+
+    @GetMapping("/admin/reconciliation")
+    ReconciliationReport report(@RequestParam Optional<String> itemCode) {
+        try {
+            return reconciliation.report(itemCode.filter(c -> !c.isBlank()));
+        } catch (IllegalStateException | RestClientException e) {
+            // Kafka or stock-consumer did not answer: a partial report would claim what was not checked
+            throw new ProblemException(ProblemType.RECONCILIATION_SOURCE_UNAVAILABLE, e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package io.flashstock.order.stock;
+
+import java.util.List;
+
+/**
+ * The Redis keys of an item (docs/architecture.md). Every key carries the item code as the hash tag
+ * {@code {item}}, so one item's keys share a Redis Cluster slot and one Lua script may touch them all.
+ */
+public final class StockKeys {
+
+    private StockKeys() {
+    }
+
+    /** Units left: the counter the gate checks and decrements. */
+    public static String counter(String itemCode) {
+        return "stock:{" + itemCode + "}";
+    }
+
+    /** The stock generation, raised by every reset. */
+    public static String generation(String itemCode) {
+        return counter(itemCode) + ":gen";
+    }
+
+    /** The per-user limit; absent means none. */
+    public static String limit(String itemCode) {
+        return counter(itemCode) + ":limit";
+    }
+
+    /** The first answer given to an {@code Idempotency-Key}. */
+    public static String idempotency(String itemCode, String key) {
+        return counter(itemCode) + ":idem:" + key;
+    }
+
+    /** Units a user bought in one generation (the Lua scripts build the same name). */
+    public static String bought(String itemCode, long generation, String userId) {
+        return counter(itemCode) + ":g" + generation + ":user:" + userId;
+    }
+
+    /** Counter, generation and limit: the keys the gate and the load script declare, in their order. */
+    public static List<String> itemKeys(String itemCode) {
+        return List.of(counter(itemCode), generation(itemCode), limit(itemCode));
+    }
+}

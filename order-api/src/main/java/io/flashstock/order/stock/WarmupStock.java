@@ -1,0 +1,51 @@
+package io.flashstock.order.stock;
+
+import io.flashstock.contract.OutboxStatus;
+import io.flashstock.warmup.WarmupFixture;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import java.util.List;
+
+/**
+ * The warm-up's item: a Redis counter with no {@code stock_item} row, whose orders' outbox rows are
+ * written as {@code WARMUP} (never published) and removed afterwards with the orders and the keys.
+ */
+@Component
+class WarmupStock implements WarmupFixture {
+
+    /** Any generation does; the warm-up item never has a reset. */
+    private static final long WARMUP_GENERATION = 1;
+
+    private final StockCounters counters;
+    private final JdbcClient jdbc;
+    private final TransactionTemplate transaction;
+
+    WarmupStock(StockCounters counters, JdbcClient jdbc, TransactionTemplate transaction) {
+        this.counters = counters;
+        this.jdbc = jdbc;
+        this.transaction = transaction;
+    }
+
+    @Override
+    public void prepare(String itemCode, long units) {
+        counters.delete(itemCode, List.of());
+        counters.load(itemCode, units, WARMUP_GENERATION, null);
+    }
+
+    @Override
+    public long cleanUp(String itemCode) {
+        List<String> idempotencyKeys = jdbc.sql("""
+                        SELECT idempotency_key FROM purchase_order
+                        WHERE item_code = ? AND idempotency_key IS NOT NULL""")
+                .param(itemCode).query(String.class).list();
+        long removed = transaction.execute(status -> {
+            jdbc.sql("DELETE FROM outbox_event WHERE aggregate_key = ? AND status = ?")
+                    .params(itemCode, OutboxStatus.WARMUP.name()).update();
+            return (long) jdbc.sql("DELETE FROM purchase_order WHERE item_code = ?").param(itemCode).update();
+        });
+        counters.delete(itemCode, idempotencyKeys);
+        return removed;
+    }
+}

@@ -1,0 +1,37 @@
+package io.flashstock.order.web;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Ends a request with a problem answer. Carries no stack trace of its own (the cause, if any, keeps
+ * its), since it is an answer, not a bug, and some of these are thrown under load.
+ */
+public class ProblemException extends RuntimeException {
+
+    private final ProblemType type;
+    private final Map<String, Object> properties = new LinkedHashMap<>();
+
+    public ProblemException(ProblemType type, String detail) {
+        this(type, detail, null);
+    }
+
+    public ProblemException(ProblemType type, String detail, Throwable cause) {
+        super(detail, cause, false, false);
+        this.type = type;
+    }
+
+    /** Adds a property to the problem body, next to {@code code}. */
+    public ProblemException with(String name, Object value) {
+        properties.put(name, value);
+        return this;
+    }
+
+    public ProblemType type() {
+        return type;
+    }
+
+    public Map<String, Object> properties() {
+        return properties;
+    }
+}

@@ -1,0 +1,78 @@
+package io.flashstock.order.web;
+
+import org.springframework.http.HttpStatus;
+
+import java.net.URI;
+import java.util.Locale;
+
+/**
+ * Every problem this service answers with: its HTTP status, its title and its stable {@code code}, which
+ * clients may rely on (titles and details are for people and may change).
+ */
+public enum ProblemType {
+    INVALID_REQUEST(HttpStatus.BAD_REQUEST, "Invalid request"),
+    MALFORMED_JSON(HttpStatus.BAD_REQUEST, "Malformed JSON"),
+    ADMIN_UNAUTHORIZED(HttpStatus.UNAUTHORIZED, "Admin token missing or wrong"),
+    ADMIN_DISABLED(HttpStatus.FORBIDDEN, "Admin endpoints are disabled"),
+    UNKNOWN_ITEM(HttpStatus.NOT_FOUND, "Unknown item"),
+    NOT_FOUND(HttpStatus.NOT_FOUND, "Not found"),
+    METHOD_NOT_ALLOWED(HttpStatus.METHOD_NOT_ALLOWED, "Method not allowed"),
+    NOT_ACCEPTABLE(HttpStatus.NOT_ACCEPTABLE, "Not acceptable"),
+    SOLD_OUT(HttpStatus.CONFLICT, "Sold out"),
+    PER_USER_LIMIT_REACHED(HttpStatus.CONFLICT, "Per-user limit reached"),
+    IDEMPOTENCY_IN_PROGRESS(HttpStatus.CONFLICT, "First request with this Idempotency-Key still in progress"),
+    IDEMPOTENCY_KEY_REUSED(HttpStatus.UNPROCESSABLE_CONTENT, "Idempotency-Key already used for a different order"),
+    ORDERS_IN_FLIGHT(HttpStatus.CONFLICT, "Orders for this item are still arriving"),
+    RESERVED_ITEM(HttpStatus.CONFLICT, "Item code reserved for the warm-up"),
+    BODY_TOO_LARGE(HttpStatus.CONTENT_TOO_LARGE, "Request body too large"),
+    UNSUPPORTED_MEDIA_TYPE(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "Unsupported media type"),
+    INTERNAL_ERROR(HttpStatus.INTERNAL_SERVER_ERROR, "Internal error"),
+    REDIS_UNAVAILABLE(HttpStatus.SERVICE_UNAVAILABLE, "Redis unavailable"),
+    DATABASE_UNAVAILABLE(HttpStatus.SERVICE_UNAVAILABLE, "Database unavailable"),
+    STOCK_NOT_LOADED(HttpStatus.SERVICE_UNAVAILABLE, "Stock not loaded in Redis"),
+    RECONCILIATION_SOURCE_UNAVAILABLE(HttpStatus.SERVICE_UNAVAILABLE, "A source of the reconciliation is unavailable"),
+    SERVICE_UNAVAILABLE(HttpStatus.SERVICE_UNAVAILABLE, "Service unavailable");
+
+    private final HttpStatus status;
+    private final String title;
+    private final URI type;
+
+    ProblemType(HttpStatus status, String title) {
+        this.status = status;
+        this.title = title;
+        this.type = URI.create("urn:flashstock:problem:" + name().toLowerCase(Locale.ROOT).replace('_', '-'));
+    }
+
+    public HttpStatus status() {
+        return status;
+    }
+
+    public String title() {
+        return title;
+    }
+
+    /** RFC 9457 {@code type}: a URN per problem, since titles more specific than the status phrase need one. */
+    public URI type() {
+        return type;
+    }
+
+    public String code() {
+        return name();
+    }
+
+    /** The generic problem for a status that Spring or the container raised without a more specific one. */
+    public static ProblemType forStatus(int status) {
+        return switch (status) {
+            case 400 -> INVALID_REQUEST;
+            case 401 -> ADMIN_UNAUTHORIZED;
+            case 403 -> ADMIN_DISABLED;
+            case 404 -> NOT_FOUND;
+            case 405 -> METHOD_NOT_ALLOWED;
+            case 406 -> NOT_ACCEPTABLE;
+            case 413 -> BODY_TOO_LARGE;
+            case 415 -> UNSUPPORTED_MEDIA_TYPE;
+            case 503 -> SERVICE_UNAVAILABLE;
+            default -> status >= 400 && status < 500 ? INVALID_REQUEST : INTERNAL_ERROR;
+        };
+    }
+}

@@ -1,0 +1,48 @@
+-- The stock gate: checks and takes an order's quantity in one atomic step.
+-- KEYS[1] stock:{item}   KEYS[2] stock:{item}:gen   KEYS[3] stock:{item}:limit
+-- KEYS[4] stock:{item}:idem:{key}, only when the request carries an Idempotency-Key
+-- ARGV[1] quantity   ARGV[2] user id   ARGV[3] order code   ARGV[4] idempotency TTL (ms)   ARGV[5] per-user TTL (ms)
+-- Returns strings: {'TAKEN', remaining, generation} | {'SOLD_OUT', remaining, generation} | {'UNKNOWN'}
+--                | {'LIMIT', remaining, generation, bought, limit} | {'REPLAY', first answer}
+local quantity = tonumber(ARGV[1])
+
+if KEYS[4] then
+  local first = redis.call('GET', KEYS[4])
+  if first then
+    return {'REPLAY', first}
+  end
+end
+
+local stock = redis.call('GET', KEYS[1])
+if not stock then
+  return {'UNKNOWN'}
+end
+stock = tonumber(stock)
+local generation = redis.call('GET', KEYS[2]) or '0'
+if stock < quantity then
+  return {'SOLD_OUT', tostring(stock), generation}
+end
+
+-- the per-user key carries the generation, so a stock reset starts everyone from zero; it shares the
+-- item's hash tag, so it lives in the same cluster slot as the declared keys
+local userKey
+local limit = redis.call('GET', KEYS[3])
+if limit then
+  userKey = KEYS[1] .. ':g' .. generation .. ':user:' .. ARGV[2]
+  local bought = tonumber(redis.call('GET', userKey) or '0')
+  if bought + quantity > tonumber(limit) then
+    return {'LIMIT', tostring(stock), generation, tostring(bought), limit}
+  end
+end
+
+local remaining = redis.call('DECRBY', KEYS[1], quantity)
+if userKey then
+  redis.call('INCRBY', userKey, quantity)
+  redis.call('PEXPIRE', userKey, ARGV[5])
+end
+if KEYS[4] then
+  -- the user id goes last: it is the only part that may contain the separator
+  local answer = ARGV[3] .. ':' .. quantity .. ':' .. remaining .. ':' .. generation .. ':' .. ARGV[2]
+  redis.call('SET', KEYS[4], answer, 'PX', ARGV[4])
+end
+return {'TAKEN', tostring(remaining), generation}

@@ -1,0 +1,353 @@
+package io.flashstock.order.placement;
+
+import io.flashstock.contract.StockDeducted;
+import io.flashstock.contract.StockEvent;
+import io.flashstock.order.ApiClient;
+import io.flashstock.order.OrderApiIntegrationTest;
+import io.flashstock.order.config.Utc;
+import io.flashstock.order.stock.StockKeys;
+import io.flashstock.warmup.WarmupFixture;
+import io.flashstock.warmup.WarmupProperties;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.support.JdbcTransactionManager;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.transaction.TransactionSystemException;
+import org.springframework.transaction.support.DefaultTransactionStatus;
+import tools.jackson.databind.json.JsonMapper;
+
+import javax.sql.DataSource;
+import java.time.LocalDateTime;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+@ExtendWith(OutputCaptureExtension.class)
+class OrderPlacementIT extends OrderApiIntegrationTest {
+
+    /** Concurrent clients; a fixed pool, since the tests run on JDK 17 (no virtual threads). */
+    private static final int CLIENTS = 48;
+
+    @DynamicPropertySource
+    static void infrastructure(DynamicPropertyRegistry registry) {
+        sharedInfrastructure(registry, "placement");
+    }
+
+    @TestConfiguration
+    static class CommitFaults {
+        @Bean
+        FaultyCommits transactionManager(DataSource dataSource) {
+            return new FaultyCommits(dataSource);
+        }
+    }
+
+    /** The real transaction manager, whose commit can be made to fail before or after it took effect. */
+    static class FaultyCommits extends JdbcTransactionManager {
+        enum Fault { NONE, FAIL_WITHOUT_COMMITTING, FAIL_AFTER_COMMITTING }
+
+        volatile Fault fault = Fault.NONE;
+
+        FaultyCommits(DataSource dataSource) {
+            super(dataSource);
+            setRollbackOnCommitFailure(true);
+        }
+
+        @Override
+        protected void doCommit(DefaultTransactionStatus status) {
+            switch (fault) {
+                case NONE -> super.doCommit(status);
+                case FAIL_WITHOUT_COMMITTING -> {
+                    doRollback(status);
+                    throw new TransactionSystemException("injected: commit failed, nothing committed");
+                }
+                case FAIL_AFTER_COMMITTING -> {
+                    super.doCommit(status);
+                    throw new TransactionSystemException("injected: committed, but the reply was lost");
+                }
+            }
+        }
+    }
+
+    @Autowired
+    private MeterRegistry meters;
+    @Autowired
+    private FaultyCommits commits;
+    @Autowired
+    private WarmupFixture warmupFixture;
+    @Autowired
+    private WarmupProperties warmup;
+    @Autowired
+    private JsonMapper jsonMapper;
+
+    @AfterEach
+    void healCommits() {
+        commits.fault = FaultyCommits.Fault.NONE;
+    }
+
+    @Test
+    void twoThousandConcurrentOrdersForAHundredUnitsSellExactlyAHundred() throws Exception {
+        String item = uniqueItem("rush");
+        setStock(item, 100, null);
+        double acceptedBefore = count("flashstock.orders", "outcome", "accepted");
+        double soldOutBefore = count("flashstock.orders", "outcome", "sold_out");
+
+        List<ApiClient.Answer> answers = concurrently(2_000, i -> api().order(item, "user-" + i, 1));
+
+        Map<Integer, Long> byStatus = answers.stream()
+                .collect(Collectors.groupingBy(ApiClient.Answer::status, Collectors.counting()));
+        assertThat(byStatus).containsExactlyInAnyOrderEntriesOf(Map.of(200, 100L, 409, 1_900L));
+        assertThat(answers.stream().filter(a -> a.status() == 409).map(ApiClient.Answer::code))
+                .containsOnly("SOLD_OUT");
+        assertThat(answers.stream().filter(a -> a.status() == 200).map(a -> a.json().get("orderCode").asString())
+                .distinct()).hasSize(100);
+        assertThat(redisCounter(item)).isZero();
+        assertThat(orderCount(item)).isEqualTo(100);
+        assertThat(orderedQuantity(item)).isEqualTo(100);
+        assertThat(outboxCount(item, StockDeducted.TYPE)).isEqualTo(100);
+        assertThat(outboxQuantity(item)).isEqualTo(100);
+        assertThat(count("flashstock.orders", "outcome", "accepted") - acceptedBefore).isEqualTo(100);
+        assertThat(count("flashstock.orders", "outcome", "sold_out") - soldOutBefore).isEqualTo(1_900);
+    }
+
+    @Test
+    void mixedQuantitiesTakeWhatTheyAskAndNeverOversell() throws Exception {
+        String item = uniqueItem("mixed");
+        setStock(item, 50, null);
+
+        List<ApiClient.Answer> answers = concurrently(200, i -> api().order(item, "user-" + i, 1 + i % 5));
+
+        var accepted = answers.stream().filter(a -> a.status() == 200).toList();
+        long taken = accepted.stream().mapToLong(a -> a.json().get("quantity").asLong()).sum();
+        assertThat(taken).isLessThanOrEqualTo(50).isGreaterThan(45);
+        assertThat(answers).allSatisfy(a -> assertThat(a.status()).isIn(200, 409));
+        assertThat(redisCounter(item)).isEqualTo(50 - taken);
+        assertThat(orderedQuantity(item)).isEqualTo(taken);
+        assertThat(outboxQuantity(item)).isEqualTo(taken);
+        for (var answer : accepted) {
+            long stored = jdbc.sql("SELECT quantity FROM purchase_order WHERE order_code = ?")
+                    .param(answer.json().get("orderCode").asString()).query(Long.class).single();
+            assertThat(stored).isEqualTo(answer.json().get("quantity").asLong());
+        }
+    }
+
+    @Test
+    void theSameIdempotencyKeyTwiceGivesOneOrderOneDecrementAndTheSameAnswer() {
+        String item = uniqueItem("idem");
+        setStock(item, 10, null);
+
+        var first = api().order(item, "alice", 3, "Idempotency-Key", "order-42");
+        var second = api().order(item, "alice", 3, "Idempotency-Key", "order-42");
+
+        assertThat(first.status()).isEqualTo(200);
+        assertThat(second.status()).isEqualTo(200);
+        assertThat(second.json()).isEqualTo(first.json());
+        assertThat(first.json().get("remaining").asLong()).isEqualTo(7);
+        assertThat(redisCounter(item)).isEqualTo(7);
+        assertThat(orderCount(item)).isEqualTo(1);
+        assertThat(outboxCount(item, StockDeducted.TYPE)).isEqualTo(1);
+        assertThat(jdbc.sql("SELECT idempotency_key FROM purchase_order WHERE item_code = ?").param(item)
+                .query(String.class).single()).isEqualTo("order-42");
+
+        var otherOrder = api().order(item, "alice", 2, "Idempotency-Key", "order-42");
+        assertThat(otherOrder.status()).isEqualTo(422);
+        assertThat(otherOrder.code()).isEqualTo("IDEMPOTENCY_KEY_REUSED");
+        assertThat(redisCounter(item)).isEqualTo(7);
+    }
+
+    @Test
+    void concurrentRequestsWithOneIdempotencyKeyPlaceOneOrder() throws Exception {
+        String item = uniqueItem("idem-race");
+        setStock(item, 10, null);
+
+        List<ApiClient.Answer> answers = concurrently(20,
+                i -> api().order(item, "bob", 1, "Idempotency-Key", "same-key"));
+
+        assertThat(answers).allSatisfy(a -> assertThat(a.status() == 200
+                || "IDEMPOTENCY_IN_PROGRESS".equals(a.code())).as("%s", a).isTrue());
+        assertThat(answers.stream().filter(a -> a.status() == 200).map(a -> a.json().get("orderCode").asString())
+                .distinct()).hasSize(1);
+        assertThat(redisCounter(item)).isEqualTo(9);
+        assertThat(orderCount(item)).isEqualTo(1);
+    }
+
+    @Test
+    void thePerUserLimitHoldsPerGenerationAndOtherUsersStillBuy() {
+        String item = uniqueItem("limit");
+        setStock(item, 10, 2);
+
+        assertThat(api().order(item, "carol", 1).status()).isEqualTo(200);
+        assertThat(api().order(item, "carol", 1).status()).isEqualTo(200);
+        var third = api().order(item, "carol", 1);
+        assertThat(third.status()).isEqualTo(409);
+        assertThat(third.code()).isEqualTo("PER_USER_LIMIT_REACHED");
+        assertThat(third.json().get("bought").asLong()).isEqualTo(2);
+        assertThat(third.json().get("perUserLimit").asLong()).isEqualTo(2);
+        var tooMany = api().order(item, "dave", 3);
+        assertThat(tooMany.code()).isEqualTo("PER_USER_LIMIT_REACHED");
+        assertThat(api().order(item, "dave", 2).status()).isEqualTo(200);
+        assertThat(redisCounter(item)).isEqualTo(6);
+
+        setStock(item, 10, 2);
+        assertThat(api().order(item, "carol", 2).status()).as("a reset starts a new generation").isEqualTo(200);
+        assertThat(redisCounter(item)).isEqualTo(8);
+    }
+
+    @Test
+    void anItemWithoutStockIsUnknownButAnItemRedisLostIsNotLoaded() {
+        var unknown = api().order(uniqueItem("never-set"), "erin", 1);
+        assertThat(unknown.status()).isEqualTo(404);
+        assertThat(unknown.code()).isEqualTo("UNKNOWN_ITEM");
+        assertThat(unknown.contentType()).isEqualTo("application/problem+json");
+
+        String item = uniqueItem("lost");
+        setStock(item, 5, null);
+        redis.delete(StockKeys.itemKeys(item));
+        var notLoaded = api().order(item, "erin", 1);
+        assertThat(notLoaded.status()).isEqualTo(503);
+        assertThat(notLoaded.code()).isEqualTo("STOCK_NOT_LOADED");
+        assertThat(notLoaded.headers().firstValue("Retry-After")).hasValue("1");
+        assertThat(orderCount(item)).isZero();
+    }
+
+    @Test
+    void aCommitThatFailsGivesTheStockBackAndForgetsTheIdempotencyKey() {
+        String item = uniqueItem("commit-fails");
+        setStock(item, 5, 3);
+        double givenBack = count("flashstock.order.compensations", "result", "given_back");
+
+        commits.fault = FaultyCommits.Fault.FAIL_WITHOUT_COMMITTING;
+        var failed = api().order(item, "frank", 2, "Idempotency-Key", "retry-me");
+
+        assertThat(failed.status()).isEqualTo(503);
+        assertThat(failed.code()).isEqualTo("DATABASE_UNAVAILABLE");
+        assertThat(redisCounter(item)).isEqualTo(5);
+        assertThat(redis.opsForValue().get(StockKeys.idempotency(item, "retry-me"))).isNull();
+        assertThat(redis.opsForValue().get(StockKeys.bought(item, 1, "frank"))).isEqualTo("0");
+        assertThat(orderCount(item)).isZero();
+        assertThat(outboxCount(item, StockDeducted.TYPE)).isZero();
+        assertThat(count("flashstock.order.compensations", "result", "given_back") - givenBack).isEqualTo(1);
+
+        commits.fault = FaultyCommits.Fault.NONE;
+        var retry = api().order(item, "frank", 2, "Idempotency-Key", "retry-me");
+        assertThat(retry.status()).isEqualTo(200);
+        assertThat(redisCounter(item)).isEqualTo(3);
+    }
+
+    @Test
+    void aCommitThatTookEffectDespiteAnErrorStandsAndKeepsItsStock() {
+        String item = uniqueItem("commit-lost-reply");
+        setStock(item, 5, null);
+
+        commits.fault = FaultyCommits.Fault.FAIL_AFTER_COMMITTING;
+        var answer = api().order(item, "grace", 1);
+
+        assertThat(answer.status()).isEqualTo(200);
+        assertThat(redisCounter(item)).isEqualTo(4);
+        assertThat(orderCount(item)).isEqualTo(1);
+        assertThat(outboxCount(item, StockDeducted.TYPE)).isEqualTo(1);
+    }
+
+    @Test
+    void theOutboxPayloadIsAStockDeductedEventOfTheOrder() {
+        String item = uniqueItem("payload");
+        setStock(item, 5, null);
+        var answer = api().order(item, "heidi", 2);
+        String orderCode = answer.json().get("orderCode").asString();
+
+        var row = jdbc.sql("""
+                        SELECT o.event_id, o.created_at, e.event_type, e.payload, e.status FROM purchase_order o
+                        JOIN outbox_event e ON e.event_id = o.event_id WHERE o.order_code = ?""")
+                .param(orderCode).query().singleRow();
+        StockEvent event = jsonMapper.readValue((String) row.get("payload"), StockEvent.class);
+
+        assertThat(row.get("event_type")).isEqualTo(StockDeducted.TYPE);
+        assertThat(row.get("status")).isEqualTo("NEW");
+        assertThat(event).isInstanceOfSatisfying(StockDeducted.class, deducted -> {
+            assertThat(deducted.eventId().toString()).isEqualTo(row.get("event_id"));
+            assertThat(deducted.orderCode()).isEqualTo(orderCode);
+            assertThat(deducted.itemCode()).isEqualTo(item);
+            assertThat(deducted.userId()).isEqualTo("heidi");
+            assertThat(deducted.quantity()).isEqualTo(2);
+            assertThat(deducted.generation()).isEqualTo(1);
+            assertThat(Utc.fromColumn((LocalDateTime) row.get("created_at")))
+                    .as("microseconds kept").isEqualTo(deducted.occurredAt().truncatedTo(ChronoUnit.MICROS));
+        });
+        assertThat(orderCode).matches("[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
+    }
+
+    @Test
+    void warmupOrdersRunTheRealPathAndLeaveNoTrace() {
+        String item = warmup.itemCode();
+        warmupFixture.prepare(item, 10);
+
+        var answer = api().order(item, "warmup", 1, "Idempotency-Key", "warm-1");
+
+        assertThat(answer.status()).isEqualTo(200);
+        assertThat(jdbc.sql("SELECT status FROM outbox_event WHERE aggregate_key = ?").param(item)
+                .query(String.class).single()).isEqualTo("WARMUP");
+        assertThat(warmupFixture.cleanUp(item)).isEqualTo(1);
+        assertThat(orderCount(item)).isZero();
+        assertThat(outboxCount(item, StockDeducted.TYPE)).isZero();
+        assertThat(redis.countExistingKeys(List.of(StockKeys.counter(item), StockKeys.generation(item),
+                StockKeys.idempotency(item, "warm-1")))).isZero();
+        assertThat(api().order(item, "late", 1).code()).isEqualTo("UNKNOWN_ITEM");
+    }
+
+    @Test
+    void logsItsTuningOnceAtStartUp(CapturedOutput output) {
+        assertThat(output.getAll()).containsOnlyOnce("tuning: jvm=")
+                .contains("tomcat[", "hikari[maximumPoolSize=", "lettuce[ioThreads=");
+    }
+
+    private List<ApiClient.Answer> concurrently(int requests, IntFunction<ApiClient.Answer> request)
+            throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
+        try {
+            var start = new CountDownLatch(1);
+            var futures = new ArrayList<Future<ApiClient.Answer>>(requests);
+            for (int i = 0; i < requests; i++) {
+                int n = i;
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    return request.apply(n);
+                }));
+            }
+            start.countDown();
+            var answers = new ArrayList<ApiClient.Answer>(requests);
+            for (var future : futures) {
+                answers.add(future.get(2, TimeUnit.MINUTES));
+            }
+            return answers;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private long outboxQuantity(String item) {
+        return jdbc.sql("SELECT payload FROM outbox_event WHERE aggregate_key = ? AND event_type = ?")
+                .params(item, StockDeducted.TYPE).query(String.class).list().stream()
+                .mapToLong(payload -> jsonMapper.readValue(payload, StockDeducted.class).quantity()).sum();
+    }
+
+    private double count(String name, String tag, String value) {
+        return meters.get(name).tag(tag, value).counter().count();
+    }
+}

@@ -1,0 +1,120 @@
+package io.flashstock.order.placement;
+
+import io.flashstock.contract.StockDeducted;
+import io.flashstock.order.ApiClient;
+import io.flashstock.order.OrderApiIntegrationTest;
+import io.flashstock.order.stock.StockKeys;
+import io.flashstock.testsupport.PrivateStack;
+import io.flashstock.testsupport.TestInfrastructure;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Redis and the database stopped under the service: private servers (never the shared ones), stopped
+ * and started again by the tests.
+ */
+// its servers are gone after the class: close the context rather than keep it reconnecting in the cache
+@DirtiesContext
+class OutageIT extends OrderApiIntegrationTest {
+
+    /** A dead dependency must answer well within this, not hang: pool and Redis time out in about 1 s. */
+    private static final Duration FAST = Duration.ofSeconds(5);
+    private static final Duration RECOVERY = Duration.ofSeconds(60);
+
+    private static final PrivateStack STACK = PrivateStack.create("order-api-outage");
+
+    @BeforeAll
+    static void startPrivateServers() {
+        STACK.start("redis").start("mariadb");
+    }
+
+    @AfterAll
+    static void removePrivateServers() {
+        STACK.close();
+    }
+
+    @DynamicPropertySource
+    static void infrastructure(DynamicPropertyRegistry registry) {
+        var infrastructure = TestInfrastructure.get();
+        registry.add("spring.data.redis.host", () -> "127.0.0.1");
+        registry.add("spring.data.redis.port", STACK::redisPort);
+        registry.add("spring.datasource.url", () -> STACK.jdbcUrl("orders"));
+        registry.add("spring.datasource.username", infrastructure::dbUser);
+        registry.add("spring.datasource.password", infrastructure::dbPassword);
+        registry.add("flashstock.order.reload-quiet-period", () -> "0s");
+    }
+
+    @Test
+    void withTheDatabaseDownOrdersAnswer503FastAndTheStockIsGivenBack() {
+        String item = uniqueItem("db-down");
+        setStock(item, 5, 2);
+
+        STACK.stop("mariadb");
+        ApiClient.Answer answer;
+        Duration took;
+        try {
+            long started = System.nanoTime();
+            answer = api().order(item, "olga", 2, "Idempotency-Key", "during-outage");
+            took = Duration.ofNanos(System.nanoTime() - started);
+        } finally {
+            STACK.start("mariadb");
+        }
+
+        assertThat(answer.status()).as("%s", answer).isEqualTo(503);
+        assertThat(answer.code()).isEqualTo("DATABASE_UNAVAILABLE");
+        assertThat(answer.contentType()).isEqualTo("application/problem+json");
+        assertThat(redisCounter(item)).as("given back").isEqualTo(5);
+        assertThat(redis.opsForValue().get(StockKeys.bought(item, 1, "olga"))).isEqualTo("0");
+        assertThat(redis.hasKey(StockKeys.idempotency(item, "during-outage"))).isFalse();
+        assertThat(took).isLessThan(FAST);
+
+        await("the pool reconnects").atMost(RECOVERY).pollInterval(Duration.ofMillis(500))
+                .until(() -> api().get("/admin/items/" + item, "Authorization", ADMIN).status() == 200);
+        assertThat(orderCount(item)).isZero();
+        assertThat(outboxCount(item, StockDeducted.TYPE)).isZero();
+        var retry = api().order(item, "olga", 2, "Idempotency-Key", "during-outage");
+        assertThat(retry.status()).as("%s", retry).isEqualTo(200);
+        assertThat(redisCounter(item)).isEqualTo(3);
+        assertThat(orderCount(item)).isEqualTo(1);
+    }
+
+    @Test
+    void withRedisDownOrdersAnswer503AndAfterItsRestartTheStockMustBeReloaded() {
+        String item = uniqueItem("redis-down");
+        setStock(item, 5, null);
+        assertThat(api().order(item, "pete", 1).status()).isEqualTo(200);
+
+        STACK.stop("redis");
+        ApiClient.Answer down;
+        Duration took;
+        try {
+            long started = System.nanoTime();
+            down = api().order(item, "pete", 1);
+            took = Duration.ofNanos(System.nanoTime() - started);
+        } finally {
+            STACK.start("redis");
+        }
+        assertThat(took).isLessThan(FAST);
+        assertThat(down.status()).as("%s", down).isEqualTo(503);
+        assertThat(down.code()).isEqualTo("REDIS_UNAVAILABLE");
+
+        // the restarted Redis kept nothing: the item must not look unknown, nor sell from nothing
+        await("Lettuce reconnects").atMost(RECOVERY).pollInterval(Duration.ofMillis(500))
+                .until(() -> "STOCK_NOT_LOADED".equals(api().order(item, "pete", 1).code()));
+        var reloaded = api().post("/admin/items/" + item + "/stock/reload", "", "Authorization", ADMIN);
+        assertThat(reloaded.status()).as("%s", reloaded).isEqualTo(200);
+        assertThat(reloaded.json().get("redisRemaining").asLong()).isEqualTo(4);
+        assertThat(api().order(item, "pete", 1).status()).isEqualTo(200);
+        assertThat(redisCounter(item)).isEqualTo(3);
+        assertThat(orderCount(item)).isEqualTo(2);
+    }
+}

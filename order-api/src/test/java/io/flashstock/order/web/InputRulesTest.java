@@ -1,0 +1,75 @@
+package io.flashstock.order.web;
+
+import io.flashstock.order.config.OrderSettings;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.util.unit.DataSize;
+
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class InputRulesTest {
+
+    private final InputRules rules = new InputRules(new OrderSettings(10, 12, DataSize.ofKilobytes(4),
+            Duration.ofHours(1), Duration.ofDays(1), Duration.ofSeconds(2), new OrderSettings.Redis(0, 0)));
+
+    @ParameterizedTest
+    @ValueSource(strings = {"1234", "A", "item-1", "a.b_c-d", "123456789012"})
+    void acceptsItemCodesOfLettersDigitsAndSeparators(String itemCode) {
+        assertThatCode(() -> rules.checkOrder(itemCode, "u", 1, null)).doesNotThrowAnyException();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", " ", "-a", ".a", "a b", "a{b}", "käse", "a/b", "a:b", "1234567890123"})
+    void refusesOtherItemCodes(String itemCode) {
+        assertThatThrownBy(() -> rules.checkOrder(itemCode, "u", 1, null)).isInstanceOfSatisfying(
+                ProblemException.class, e -> assertThat(e.type()).isEqualTo(ProblemType.INVALID_REQUEST));
+    }
+
+    @Test
+    void quantityRunsFromOneToTheConfiguredMaximum() {
+        assertThatCode(() -> rules.checkOrder("a", "u", 1, null)).doesNotThrowAnyException();
+        assertThatCode(() -> rules.checkOrder("a", "u", 10, null)).doesNotThrowAnyException();
+        assertThatThrownBy(() -> rules.checkOrder("a", "u", 0, null)).hasMessageContaining("between 1 and 10");
+        assertThatThrownBy(() -> rules.checkOrder("a", "u", 11, null)).hasMessageContaining("between 1 and 10");
+        assertThatThrownBy(() -> rules.checkOrder("a", "u", null, null)).hasMessageContaining("quantity is required");
+    }
+
+    @Test
+    void reportsEveryBrokenRuleAtOnce() {
+        assertThatThrownBy(() -> rules.checkOrder(null, "", -1, "bad key"))
+                .isInstanceOfSatisfying(ProblemException.class,
+                        e -> assertThat((List<?>) e.properties().get("errors")).hasSize(4));
+    }
+
+    @Test
+    void userIdsAreAtMost64CharactersWithoutControlCharacters() {
+        assertThatCode(() -> rules.checkOrder("a", "ü:user@example.com", 1, null)).doesNotThrowAnyException();
+        assertThatCode(() -> rules.checkOrder("a", "u".repeat(64), 1, null)).doesNotThrowAnyException();
+        assertThatThrownBy(() -> rules.checkOrder("a", "u".repeat(65), 1, null)).hasMessageContaining("userId");
+        assertThatThrownBy(() -> rules.checkOrder("a", "u\n", 1, null)).hasMessageContaining("control");
+    }
+
+    @Test
+    void idempotencyKeysAreVisibleAsciiOfAtMost128() {
+        assertThatCode(() -> rules.checkOrder("a", "u", 1, "k".repeat(128))).doesNotThrowAnyException();
+        assertThatCode(() -> rules.checkOrder("a", "u", 1, "order-42:{x}")).doesNotThrowAnyException();
+        assertThatThrownBy(() -> rules.checkOrder("a", "u", 1, "k".repeat(129))).hasMessageContaining("Idempotency-Key");
+        assertThatThrownBy(() -> rules.checkOrder("a", "u", 1, "")).hasMessageContaining("Idempotency-Key");
+        assertThatThrownBy(() -> rules.checkOrder("a", "u", 1, "clé")).hasMessageContaining("Idempotency-Key");
+    }
+
+    @Test
+    void stockIsZeroOrMoreAndTheLimitAtLeastOne() {
+        assertThatCode(() -> rules.checkStock(0L, null)).doesNotThrowAnyException();
+        assertThatCode(() -> rules.checkStock(1_000_000L, 1)).doesNotThrowAnyException();
+        assertThatThrownBy(() -> rules.checkStock(-1L, null)).hasMessageContaining("quantity");
+        assertThatThrownBy(() -> rules.checkStock(null, null)).hasMessageContaining("quantity is required");
+        assertThatThrownBy(() -> rules.checkStock(5L, 0)).hasMessageContaining("perUserLimit");
+    }
+}
