@@ -11,6 +11,7 @@ import io.flashstock.order.stock.StockKeys;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.web.client.RestClient;
+import org.springframework.web.client.RestClientException;
 
 import java.time.Clock;
 import java.util.ArrayList;
@@ -56,7 +57,7 @@ public class Reconciliation {
         Map<String, OrderTotals> totals = orderTotals(itemCode);
         Map<String, Map<String, Long>> outboxStatus = outboxStatus(itemCode);
         KafkaPosition position = kafka.read();
-        Map<String, StockLedgerEntry> ledger = stockLedger();
+        StockLedger ledger = stockLedger();
         long unsentEverywhere = orders.sql("SELECT COUNT(*) FROM outbox_event WHERE status = ?")
                 .param(OutboxStatus.NEW.name()).query(Long.class).single();
         boolean drained = unsentEverywhere == 0 && position.lag() == 0;
@@ -64,14 +65,15 @@ public class Reconciliation {
         List<ItemReconciliation> items = new ArrayList<>();
         for (Baseline b : baselines) {
             items.add(reconcile(b, totals.getOrDefault(b.itemCode(), OrderTotals.NONE),
-                    outboxStatus.getOrDefault(b.itemCode(), Map.of()), position, ledger.get(b.itemCode())));
+                    outboxStatus.getOrDefault(b.itemCode(), Map.of()), position, ledger));
         }
         boolean exact = items.stream().flatMap(i -> i.invariants().stream()).allMatch(Invariant::holds);
         return new ReconciliationReport(clock.instant(), exact, drained, position, items);
     }
 
     private ItemReconciliation reconcile(Baseline b, OrderTotals t, Map<String, Long> status, KafkaPosition position,
-                                         StockLedgerEntry stock) {
+                                         StockLedger ledger) {
+        StockLedgerEntry stock = ledger.entries().get(b.itemCode());
         long expectedRemaining = b.baseline() - t.quantity();
         Long redisRemaining = Optional.ofNullable(redis.opsForValue().get(StockKeys.counter(b.itemCode())))
                 .map(Long::valueOf).orElse(null);
@@ -91,7 +93,8 @@ public class Reconciliation {
         invariants.add(Invariant.of(PIPELINE_DRAINED, 0, unsent + partitionLag,
                 unsent + " outbox rows unsent, " + partitionLag + " records not yet consumed on partition " + partition));
         Long stockQuantity = stock == null || stock.generation() != b.generation() ? null : stock.quantity();
-        String stockDetail = stock == null ? "stock database has no row for the item"
+        String stockDetail = ledger.problem() != null ? ledger.problem()
+                : stock == null ? "stock database has no row for the item"
                 : stock.generation() != b.generation()
                 ? "stock database is at generation " + stock.generation() + ", orders at " + b.generation()
                 : dead > 0 ? dead + " outbox rows are DEAD and never reached Kafka"
@@ -151,10 +154,23 @@ public class Reconciliation {
         return out;
     }
 
-    private Map<String, StockLedgerEntry> stockLedger() {
-        StockLedgerEntry[] entries = stockConsumer.get().uri("/stock/items").retrieve().body(StockLedgerEntry[].class);
-        return entries == null ? Map.of()
-                : Arrays.stream(entries).collect(Collectors.toMap(StockLedgerEntry::itemCode, Function.identity()));
+    /** What stock-consumer reports, or why it could not. */
+    private record StockLedger(Map<String, StockLedgerEntry> entries, String problem) {
+    }
+
+    /**
+     * An unreachable stock-consumer fails the stock invariants with the reason instead of failing the whole
+     * report: the rest of it is what an operator needs most at that moment.
+     */
+    private StockLedger stockLedger() {
+        try {
+            StockLedgerEntry[] entries = stockConsumer.get().uri("/stock/items").retrieve()
+                    .body(StockLedgerEntry[].class);
+            return new StockLedger(entries == null ? Map.of() : Arrays.stream(entries)
+                    .collect(Collectors.toMap(StockLedgerEntry::itemCode, Function.identity())), null);
+        } catch (RestClientException e) {
+            return new StockLedger(Map.of(), "stock-consumer did not answer: " + e.getMessage());
+        }
     }
 
     private static Map<String, Object> itemParams(Optional<String> itemCode) {
