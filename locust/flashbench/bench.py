@@ -50,7 +50,7 @@ class ServiceSettings:
         if self.virtual_threads is not None:
             env["SPRING_THREADS_VIRTUAL_ENABLED"] = "true" if self.virtual_threads else "false"
         if self.lock_mode is not None:
-            env["FLASHSTOCK_STOCK_LOCK_MODE"] = self.lock_mode
+            env["FLASHSTOCK_LOCK_MODE"] = self.lock_mode
         return env
 
 

@@ -40,16 +40,25 @@ def wait_for_drain(base_url: str, item: str | None, wait_s: float) -> dict:
         time.sleep(0.25)
 
 
-def repair_redis(base_url: str, report: dict) -> list[str]:
-    """Reloads the Redis counter of every item whose first invariant failed; returns what it did."""
+def repair_redis(base_url: str, report: dict, wait_s: float) -> list[str]:
+    """Reloads the Redis counter of every item whose first invariant failed; returns what it did.
+
+    order-api refuses (409 ORDERS_IN_FLIGHT) while the item's newest order is too recent: that is retried
+    until the wait runs out, never forced."""
     done = []
     for item in report.get("items", []):
         drift = _invariant(item, "redis-matches-orders")
         if drift and not drift["holds"]:
             code = item["itemCode"]
-            r = requests.post(f"{base_url}/admin/items/{code}/stock/reload", headers=_auth(), timeout=30)
-            if r.status_code != 200:
-                raise SystemExit(f"repair of {code} refused: HTTP {r.status_code}: {r.text[:300]}")
+            deadline = time.monotonic() + wait_s
+            while True:
+                r = requests.post(f"{base_url}/admin/items/{code}/stock/reload", headers=_auth(), timeout=30)
+                if r.status_code == 409 and "ORDERS_IN_FLIGHT" in r.text and time.monotonic() < deadline:
+                    time.sleep(0.5)
+                    continue
+                if r.status_code != 200:
+                    raise SystemExit(f"repair of {code} refused: HTTP {r.status_code}: {r.text[:300]}")
+                break
             done.append(f"{code}: Redis counter set to {r.json().get('redisRemaining')} (was {drift['actual']})")
     return done
 
@@ -113,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
 
     report = wait_for_drain(a.url, a.item, a.wait)
     if a.repair_redis:
-        for line in repair_redis(a.url, report):
+        for line in repair_redis(a.url, report, a.wait):
             print(f"repaired {line}")
         report = fetch(a.url, a.item)
 
