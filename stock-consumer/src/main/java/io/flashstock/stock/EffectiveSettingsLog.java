@@ -1,0 +1,59 @@
+package io.flashstock.stock;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.flashstock.stock.consuming.ConsumerProperties;
+import io.flashstock.stock.locking.LockProperties;
+import io.flashstock.stock.retention.RetentionProperties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
+import org.springframework.context.event.EventListener;
+import org.springframework.stereotype.Component;
+
+import javax.sql.DataSource;
+import java.util.Map;
+
+/** Prints the settings that shape throughput and failure handling once, when the service is ready. */
+@Component
+class EffectiveSettingsLog {
+
+    private static final Logger log = LoggerFactory.getLogger(EffectiveSettingsLog.class);
+
+    private final KafkaProperties kafka;
+    private final ConsumerProperties consumer;
+    private final LockProperties lock;
+    private final RetentionProperties retention;
+    private final DataSource dataSource;
+
+    EffectiveSettingsLog(KafkaProperties kafka, ConsumerProperties consumer, LockProperties lock,
+                         RetentionProperties retention, DataSource dataSource) {
+        this.kafka = kafka;
+        this.consumer = consumer;
+        this.lock = lock;
+        this.retention = retention;
+        this.dataSource = dataSource;
+    }
+
+    @EventListener(ApplicationReadyEvent.class)
+    void logSettings() {
+        Map<String, Object> consumerConfig = kafka.buildConsumerProperties();
+        Integer concurrency = kafka.getListener().getConcurrency();
+        ConsumerProperties.Retry retry = consumer.retry();
+        log.info("stock-consumer settings: topic={} group={} concurrency={} max.poll.records={} ack-mode={} "
+                        + "lock={} lock.wait={} lock.lease={} retry={}..{} x{} (unlimited) "
+                        + "processed-event retention={} every {} db.pool={}",
+                consumer.topic(), consumerConfig.get(ConsumerConfig.GROUP_ID_CONFIG),
+                concurrency == null ? 1 : concurrency,
+                consumerConfig.getOrDefault(ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+                        ConsumerConfig.DEFAULT_MAX_POLL_RECORDS),
+                kafka.getListener().getAckMode(), lock.mode(), lock.waitTime(), lock.leaseTime(),
+                retry.initialInterval(), retry.maxInterval(), retry.multiplier(),
+                retention.processedEvents(), retention.interval(), poolSize());
+    }
+
+    private Object poolSize() {
+        return dataSource instanceof HikariDataSource hikari ? hikari.getMaximumPoolSize() : "n/a";
+    }
+}

@@ -1,0 +1,83 @@
+package io.flashstock.stock.consuming;
+
+import io.flashstock.contract.StockDeducted;
+import io.flashstock.contract.StockEvent;
+import io.flashstock.contract.StockReset;
+import io.flashstock.stock.ledger.Anomaly;
+import io.flashstock.stock.ledger.AnomalyKind;
+import io.flashstock.stock.ledger.LedgerOutcome;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import org.springframework.stereotype.Component;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** Counts what committed batches did; recorded after the commit, so a retried batch is not counted twice. */
+@Component
+class LedgerMetrics {
+
+    private final Map<String, Counter> applied;
+    private final Counter duplicates;
+    private final Counter stale;
+    private final Map<AnomalyKind, Counter> anomalies = new EnumMap<>(AnomalyKind.class);
+    private final Timer latency;
+    private final Timer batches;
+
+    LedgerMetrics(MeterRegistry registry) {
+        applied = Map.of(
+                StockDeducted.TYPE, appliedCounter(registry, StockDeducted.TYPE),
+                StockReset.TYPE, appliedCounter(registry, StockReset.TYPE));
+        duplicates = Counter.builder("stock.events.duplicates")
+                .description("Events skipped because their id was already processed")
+                .register(registry);
+        stale = Counter.builder("stock.events.stale")
+                .description("Events of an older generation than the stored one, recorded and not applied")
+                .register(registry);
+        for (AnomalyKind kind : AnomalyKind.values()) {
+            if (kind != AnomalyKind.STALE) {
+                anomalies.put(kind, Counter.builder("stock.anomalies")
+                        .description("Deductions recorded as anomalies instead of being applied")
+                        .tag("kind", kind.name())
+                        .register(registry));
+            }
+        }
+        latency = Timer.builder("stock.event.latency")
+                .description("From the event's occurredAt to the commit that applied it")
+                .publishPercentileHistogram()
+                .register(registry);
+        batches = Timer.builder("stock.batch.duration")
+                .description("Locks, transaction and commit of one batch; the lock lease must stay well above it")
+                .publishPercentileHistogram()
+                .register(registry);
+    }
+
+    private static Counter appliedCounter(MeterRegistry registry, String type) {
+        return Counter.builder("stock.events.applied")
+                .description("Events applied to the stock database")
+                .tag("type", type)
+                .register(registry);
+    }
+
+    void record(LedgerOutcome outcome, long batchNanos) {
+        batches.record(batchNanos, TimeUnit.NANOSECONDS);
+        Instant committed = Instant.now();
+        for (StockEvent event : outcome.applied()) {
+            applied.get(event.type()).increment();
+            Duration sinceOccurred = Duration.between(event.occurredAt(), committed);
+            latency.record(sinceOccurred.isNegative() ? Duration.ZERO : sinceOccurred);
+        }
+        duplicates.increment(outcome.duplicates());
+        for (Anomaly anomaly : outcome.anomalies()) {
+            if (anomaly.kind() == AnomalyKind.STALE) {
+                stale.increment();
+            } else {
+                anomalies.get(anomaly.kind()).increment();
+            }
+        }
+    }
+}

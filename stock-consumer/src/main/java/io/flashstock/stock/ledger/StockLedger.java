@@ -1,0 +1,166 @@
+package io.flashstock.stock.ledger;
+
+import io.flashstock.contract.StockDeducted;
+import io.flashstock.contract.StockEvent;
+import io.flashstock.contract.StockReset;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.annotation.Isolation;
+import org.springframework.transaction.annotation.Transactional;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.stream.Collectors;
+
+/**
+ * Applies a batch of stock events to the stock database exactly once, in one transaction: new event ids go into
+ * {@code processed_event}, already processed ones are skipped, and each item's new events are applied in their
+ * offset order. Consecutive deductions of one generation become a single conditional update; when it changes no
+ * row, the item's row is read under a lock to find out which events cannot be applied, and those are recorded as
+ * anomalies instead.
+ */
+@Component
+public class StockLedger {
+
+    private final ProcessedEvents processedEvents;
+    private final StockLevels levels;
+    private final Anomalies anomalies;
+
+    StockLedger(ProcessedEvents processedEvents, StockLevels levels, Anomalies anomalies) {
+        this.processedEvents = processedEvents;
+        this.levels = levels;
+        this.anomalies = anomalies;
+    }
+
+    /**
+     * Read committed, because correctness rests on the conditional updates, the row locks and the primary keys,
+     * not on repeatable reads; it also spares the gap locks that repeatable read takes when a statement finds no
+     * row, which deadlocked consumers creating rows of new items side by side.
+     *
+     * @param events valid events in consumption order (per item, that is offset order)
+     */
+    @Transactional(isolation = Isolation.READ_COMMITTED)
+    public LedgerOutcome apply(List<StockEvent> events) {
+        Instant now = Instant.now();
+        Map<UUID, StockEvent> unique = new LinkedHashMap<>();
+        events.forEach(event -> unique.putIfAbsent(event.eventId(), event));
+        Set<UUID> processed = processedEvents.alreadyProcessed(unique.keySet());
+        List<StockEvent> fresh = unique.values().stream().filter(e -> !processed.contains(e.eventId())).toList();
+        processedEvents.record(fresh, now);
+
+        var outcome = new Outcome(now);
+        // sorted, so that concurrent transactions lock stock_level rows in the same order
+        Map<String, List<StockEvent>> byItem = fresh.stream()
+                .collect(Collectors.groupingBy(StockEvent::itemCode, TreeMap::new, Collectors.toList()));
+        byItem.values().forEach(itemEvents -> applyItem(itemEvents, outcome));
+        anomalies.record(outcome.anomalies, now);
+        return new LedgerOutcome(outcome.applied, events.size() - fresh.size(), outcome.anomalies);
+    }
+
+    private void applyItem(List<StockEvent> events, Outcome outcome) {
+        List<StockDeducted> run = new ArrayList<>();
+        for (StockEvent event : events) {
+            if (event instanceof StockReset reset) {
+                applyDeductions(run, outcome);
+                run = new ArrayList<>();
+                applyReset(reset, outcome);
+            } else {
+                StockDeducted deducted = (StockDeducted) event;
+                if (!run.isEmpty() && run.get(0).generation() != deducted.generation()) {
+                    applyDeductions(run, outcome);
+                    run = new ArrayList<>();
+                }
+                run.add(deducted);
+            }
+        }
+        applyDeductions(run, outcome);
+    }
+
+    /** A run of one item's consecutive deductions of one generation. */
+    private void applyDeductions(List<StockDeducted> run, Outcome outcome) {
+        if (run.isEmpty()) {
+            return;
+        }
+        String itemCode = run.get(0).itemCode();
+        long generation = run.get(0).generation();
+        if (levels.deduct(itemCode, generation, total(run), run.size(), outcome.now)) {
+            outcome.applied.addAll(run);
+            return;
+        }
+        Optional<StockLevels.Level> level = levels.lock(itemCode);
+        if (level.isEmpty()) {
+            run.forEach(d -> outcome.anomaly(d, AnomalyKind.UNKNOWN_GENERATION, "no stock reset seen for the item"));
+        } else if (generation < level.get().generation()) {
+            run.forEach(d -> outcome.anomaly(d, AnomalyKind.STALE,
+                    "generation " + generation + " is older than the stored generation " + level.get().generation()));
+        } else if (generation > level.get().generation()) {
+            run.forEach(d -> outcome.anomaly(d, AnomalyKind.UNKNOWN_GENERATION, "generation " + generation
+                    + " is newer than the stored generation " + level.get().generation() + ": its reset was not seen"));
+        } else {
+            applyWhatFits(run, level.get().quantity(), outcome);
+        }
+    }
+
+    /** The run as a whole did not fit: apply its deductions in order while they fit, the others are anomalies. */
+    private void applyWhatFits(List<StockDeducted> run, long available, Outcome outcome) {
+        long left = available;
+        List<StockDeducted> fitting = new ArrayList<>();
+        for (StockDeducted deducted : run) {
+            if (deducted.quantity() <= left) {
+                fitting.add(deducted);
+                left -= deducted.quantity();
+            } else {
+                outcome.anomaly(deducted, AnomalyKind.INSUFFICIENT_STOCK,
+                        deducted.quantity() + " units deducted but only " + left + " left");
+            }
+        }
+        if (fitting.isEmpty()) {
+            return;
+        }
+        StockDeducted first = fitting.get(0);
+        if (!levels.deduct(first.itemCode(), first.generation(), total(fitting), fitting.size(), outcome.now)) {
+            // the row is locked by this transaction since it was read, so this would be a bug, not a race
+            throw new IllegalStateException("stock_level row of " + first.itemCode() + " changed under its row lock");
+        }
+        outcome.applied.addAll(fitting);
+    }
+
+    private void applyReset(StockReset reset, Outcome outcome) {
+        if (levels.resetIfNewer(reset, outcome.now)) {
+            outcome.applied.add(reset);
+            return;
+        }
+        Optional<StockLevels.Level> level = levels.lock(reset.itemCode());
+        if (level.isEmpty()) {
+            levels.insert(reset, outcome.now);
+            outcome.applied.add(reset);
+        } else {
+            outcome.anomaly(reset, AnomalyKind.STALE, "reset to generation " + reset.generation()
+                    + " is not newer than the stored generation " + level.get().generation());
+        }
+    }
+
+    private static long total(List<StockDeducted> run) {
+        return run.stream().mapToLong(StockDeducted::quantity).sum();
+    }
+
+    private static final class Outcome {
+        private final Instant now;
+        private final List<StockEvent> applied = new ArrayList<>();
+        private final List<Anomaly> anomalies = new ArrayList<>();
+
+        private Outcome(Instant now) {
+            this.now = now;
+        }
+
+        private void anomaly(StockEvent event, AnomalyKind kind, String detail) {
+            anomalies.add(new Anomaly(event, kind, detail));
+        }
+    }
+}

@@ -1,0 +1,42 @@
+package io.flashstock.stock.locking;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.util.StringUtils;
+
+@Configuration(proxyBeanMethods = false)
+class ItemLockConfiguration {
+
+    /** Only lock mode {@code redisson} needs Redis; it uses the same connection settings as Spring Data Redis. */
+    @Bean(destroyMethod = "shutdown")
+    @ConditionalOnProperty(name = "flashstock.lock.mode", havingValue = "redisson", matchIfMissing = true)
+    RedissonClient redissonClient(LockProperties properties,
+                                  @Value("${spring.data.redis.host}") String host,
+                                  @Value("${spring.data.redis.port}") int port,
+                                  @Value("${spring.data.redis.password:}") String password) {
+        var config = new Config();
+        var server = config.useSingleServer()
+                .setAddress("redis://" + host + ":" + port)
+                .setConnectionPoolSize(properties.connectionPoolSize())
+                .setConnectionMinimumIdleSize(properties.connectionMinimumIdleSize());
+        if (StringUtils.hasText(password)) {
+            server.setPassword(password);
+        }
+        return Redisson.create(config);
+    }
+
+    @Bean
+    ItemLocks itemLocks(LockProperties properties, ObjectProvider<RedissonClient> redisson, MeterRegistry registry) {
+        if (properties.mode() == LockMode.NONE) {
+            return new UnlockedItems();
+        }
+        return new RedissonItemLocks(redisson.getObject(), properties, registry);
+    }
+}

@@ -1,0 +1,41 @@
+package io.flashstock.stock.retention;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+
+import java.time.Instant;
+
+import static io.flashstock.stock.ledger.UtcTimes.toUtc;
+
+/** Deletes {@code processed_event} rows older than the retention, in bounded batches (one transaction each). */
+@Component
+class ProcessedEventRetention {
+
+    private static final Logger log = LoggerFactory.getLogger(ProcessedEventRetention.class);
+
+    private final JdbcTemplate jdbc;
+    private final RetentionProperties properties;
+
+    ProcessedEventRetention(JdbcTemplate jdbc, RetentionProperties properties) {
+        this.jdbc = jdbc;
+        this.properties = properties;
+    }
+
+    /** @return the number of rows deleted */
+    int prune() {
+        var cutoff = toUtc(Instant.now().minus(properties.processedEvents()));
+        int total = 0;
+        int deleted;
+        do {
+            deleted = jdbc.update("DELETE FROM processed_event WHERE processed_at < ? ORDER BY processed_at LIMIT ?",
+                    cutoff, properties.deleteBatchSize());
+            total += deleted;
+        } while (deleted == properties.deleteBatchSize());
+        if (total > 0) {
+            log.info("deleted {} processed_event rows older than {}", total, properties.processedEvents());
+        }
+        return total;
+    }
+}

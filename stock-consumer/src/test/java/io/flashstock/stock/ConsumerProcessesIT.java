@@ -1,0 +1,197 @@
+package io.flashstock.stock;
+
+import io.flashstock.contract.StockDeducted;
+import io.flashstock.stock.support.Events;
+import io.flashstock.stock.support.Http;
+import io.flashstock.stock.support.StockDatabase;
+import io.flashstock.stock.support.StockTopic;
+import io.flashstock.testsupport.FreePort;
+import io.flashstock.testsupport.ServiceProcess;
+import io.flashstock.testsupport.TestInfrastructure;
+import org.apache.kafka.common.utils.Utils;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static io.flashstock.stock.support.Events.deducted;
+import static io.flashstock.stock.support.Events.reset;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** The built jar as separate processes: killed with SIGKILL mid-stream, and two instances sharing one group. */
+class ConsumerProcessesIT {
+
+    private static final int PARTITIONS = 3;
+    private static final long BASELINE = 1_000_000;
+    private static final Duration START = Duration.ofSeconds(90);
+    private static final Duration DRAIN = Duration.ofSeconds(90);
+
+    private final TestInfrastructure infra = TestInfrastructure.get();
+
+    @Test
+    void aConsumerKilledMidBatchThenRestartedEndsExactlyAtBaselineMinusTheDeductions() {
+        int events = 30_000;
+        String database = infra.createDatabase("stock_kill");
+        var db = new StockDatabase(infra.jdbcUrl(database));
+        try (var topic = StockTopic.create("stock-kill-it", PARTITIONS)) {
+            var expected = new Expected(itemsOnEveryPartition("kill", 2));
+            expected.resetAll(topic);
+            for (int i = 0; i < events; i++) {
+                expected.deduct(topic);
+            }
+            topic.flush();
+
+            // The restarted consumer must wait until the broker evicts the killed one's group members and the
+            // killed one's item locks expire: shorter session and lease than the defaults (45 s, 30 s) keep it brief.
+            try (var consumer = service(database, topic, "stock-kill-" + UUID.randomUUID(), 3,
+                    "--spring.kafka.consumer.properties.session.timeout.ms=6000",
+                    "--spring.kafka.consumer.heartbeat-interval=2s",
+                    "--flashstock.lock.lease-time=5s")) {
+                consumer.start().awaitReady(START);
+                await().atMost(DRAIN).pollInterval(Duration.ofMillis(10))
+                        .until(() -> db.eventsApplied() >= events / 10);
+                consumer.kill();
+                assertThat(db.eventsApplied()).as("applied when killed").isLessThan(events);
+
+                consumer.start().awaitReady(START);
+                await().atMost(DRAIN).until(() -> db.count("processed_event") == expected.eventCount());
+                expected.assertApplied(db);
+                assertThat(db.count("stock_anomaly")).isZero();
+                assertThat(topic.deadLetterCount()).isZero();
+            }
+        }
+    }
+
+    @Test
+    void twoInstancesInOneGroupApplyAStreamExactlyOnce() throws Exception {
+        String database = infra.createDatabase("stock_pair");
+        var db = new StockDatabase(infra.jdbcUrl(database));
+        String group = "stock-pair-" + UUID.randomUUID();
+        var stream = Executors.newSingleThreadScheduledExecutor();
+        try (var topic = StockTopic.create("stock-pair-it", PARTITIONS);
+             // one consumer thread each: two members for three partitions, so both get some
+             var first = service(database, topic, group, 1);
+             var second = service(database, topic, group, 1)) {
+            var expected = new Expected(itemsOnEveryPartition("pair", 2));
+            expected.resetAll(topic);
+            topic.flush();
+            first.start().awaitReady(START);
+
+            // about 1,000 events/s while the second instance joins the group and takes partitions over
+            stream.scheduleAtFixedRate(() -> {
+                for (int i = 0; i < 10; i++) {
+                    expected.deduct(topic);
+                }
+                topic.flush();
+            }, 0, 10, TimeUnit.MILLISECONDS);
+            second.start().awaitReady(START);
+            long sentWhenBothReady = expected.eventCount();
+            await().atMost(DRAIN).until(() -> applied(second) > 0
+                    && expected.eventCount() >= sentWhenBothReady + 1_000);
+            stream.shutdown();
+            assertThat(stream.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+
+            await().atMost(DRAIN).until(() -> db.count("processed_event") == expected.eventCount());
+            expected.assertApplied(db);
+            assertThat(db.count("stock_anomaly")).isZero();
+            assertThat(applied(first)).isPositive();
+            assertThat(applied(first) + applied(second))
+                    .as("deductions applied by both, each once").isEqualTo(expected.deductionCount());
+        } finally {
+            stream.shutdownNow();
+        }
+    }
+
+    private ServiceProcess service(String database, StockTopic topic, String group, int concurrency,
+                                   String... extraArgs) {
+        List<String> args = new ArrayList<>(List.of(
+                "--spring.datasource.url=" + infra.jdbcUrl(database),
+                "--spring.datasource.username=" + infra.dbUser(),
+                "--spring.datasource.password=" + infra.dbPassword(),
+                "--spring.kafka.bootstrap-servers=" + infra.kafkaBootstrapServers(),
+                "--spring.data.redis.host=" + infra.redisHost(),
+                "--spring.data.redis.port=" + infra.redisPort(),
+                "--flashstock.consumer.topic=" + topic.name(),
+                "--spring.kafka.consumer.group-id=" + group,
+                "--spring.kafka.listener.concurrency=" + concurrency));
+        args.addAll(List.of(extraArgs));
+        return ServiceProcess.of("stock-consumer", FreePort.find(), args, Map.of());
+    }
+
+    /** Deductions this instance applied, from its own metrics. */
+    private static long applied(ServiceProcess service) {
+        Http.Answer answer = Http.get(service.port(), "/actuator/metrics/stock.events.applied?tag=type:StockDeducted");
+        return answer.status() == 200 ? answer.body().get("measurements").get(0).get("value").asLong() : 0;
+    }
+
+    /** Item codes such that every partition of the topic holds {@code perPartition} of them. */
+    private static List<String> itemsOnEveryPartition(String prefix, int perPartition) {
+        Map<Integer, List<String>> byPartition = new ConcurrentHashMap<>();
+        while (byPartition.size() < PARTITIONS
+                || byPartition.values().stream().anyMatch(items -> items.size() < perPartition)) {
+            String item = Events.item(prefix);
+            int partition = Utils.toPositive(Utils.murmur2(item.getBytes(StandardCharsets.UTF_8))) % PARTITIONS;
+            List<String> items = byPartition.computeIfAbsent(partition, p -> new ArrayList<>());
+            if (items.size() < perPartition) {
+                items.add(item);
+            }
+        }
+        return byPartition.values().stream().flatMap(List::stream).toList();
+    }
+
+    /** What was sent, to compare the stock database with. */
+    private static final class Expected {
+        private final List<String> items;
+        private final Map<String, AtomicLong> deducted = new ConcurrentHashMap<>();
+        private final Map<String, AtomicLong> deductions = new ConcurrentHashMap<>();
+        private final AtomicLong events = new AtomicLong();
+
+        Expected(List<String> items) {
+            this.items = items;
+            items.forEach(item -> {
+                deducted.put(item, new AtomicLong());
+                deductions.put(item, new AtomicLong());
+            });
+        }
+
+        void resetAll(StockTopic topic) {
+            items.forEach(item -> topic.send(reset(item, BASELINE, 1)));
+            events.addAndGet(items.size());
+        }
+
+        void deduct(StockTopic topic) {
+            String item = items.get(ThreadLocalRandom.current().nextInt(items.size()));
+            StockDeducted event = deducted(item, 1 + ThreadLocalRandom.current().nextInt(3), 1);
+            topic.send(event);
+            deducted.get(item).addAndGet(event.quantity());
+            deductions.get(item).incrementAndGet();
+            events.incrementAndGet();
+        }
+
+        long eventCount() {
+            return events.get();
+        }
+
+        long deductionCount() {
+            return deductions.values().stream().mapToLong(AtomicLong::get).sum();
+        }
+
+        void assertApplied(StockDatabase db) {
+            for (String item : items) {
+                assertThat(db.level(item)).as(item)
+                        .containsEntry("quantity", BASELINE - deducted.get(item).get())
+                        .containsEntry("events_applied", deductions.get(item).get());
+            }
+        }
+    }
+}

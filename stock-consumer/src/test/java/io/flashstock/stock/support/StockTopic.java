@@ -1,0 +1,141 @@
+package io.flashstock.stock.support;
+
+import io.flashstock.contract.StockEvent;
+import io.flashstock.contract.StockTopics;
+import io.flashstock.testsupport.TestInfrastructure;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.stream.Collectors;
+
+/**
+ * A test's own stock-events topic and its dead-letter topic on the real broker, with a producer that writes what
+ * the relay writes (JSON with a {@code type} property, key = item code, event id and type headers).
+ */
+public final class StockTopic implements AutoCloseable {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private final String name;
+    private final Admin admin;
+    private final KafkaProducer<String, String> producer;
+
+    private StockTopic(String name, Admin admin, KafkaProducer<String, String> producer) {
+        this.name = name;
+        this.admin = admin;
+        this.producer = producer;
+    }
+
+    public static StockTopic create(String prefix, int partitions) {
+        String bootstrap = TestInfrastructure.get().kafkaBootstrapServers();
+        String name = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+        Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
+        try {
+            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1),
+                    new NewTopic(StockTopics.deadLetterTopic(name), partitions, (short) 1))).all().get();
+        } catch (InterruptedException | ExecutionException e) {
+            admin.close();
+            throw new IllegalStateException("could not create topic " + name, e);
+        }
+        var producer = new KafkaProducer<>(Map.<String, Object>of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ProducerConfig.ACKS_CONFIG, "all",
+                ProducerConfig.LINGER_MS_CONFIG, 5),
+                new StringSerializer(), new StringSerializer());
+        return new StockTopic(name, admin, producer);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public String deadLetterTopic() {
+        return StockTopics.deadLetterTopic(name);
+    }
+
+    public static String json(StockEvent event) {
+        return JSON.writeValueAsString(event);
+    }
+
+    public void send(StockEvent... events) {
+        for (StockEvent event : events) {
+            var record = new ProducerRecord<>(name, event.itemCode(), json(event));
+            record.headers().add(StockTopics.EVENT_ID_HEADER, event.eventId().toString().getBytes(StandardCharsets.UTF_8));
+            record.headers().add(StockTopics.EVENT_TYPE_HEADER, event.type().getBytes(StandardCharsets.UTF_8));
+            producer.send(record);
+        }
+    }
+
+    /** A record as it is on the wire, for poison messages; a null value is a tombstone. */
+    public void sendRaw(String key, String value) {
+        producer.send(new ProducerRecord<>(name, key, value));
+    }
+
+    public void flush() {
+        producer.flush();
+    }
+
+    /** Records in the dead-letter topic, from its end offsets (cheap, no consumer needed). */
+    public long deadLetterCount() {
+        try {
+            var partitions = admin.describeTopics(List.of(deadLetterTopic())).allTopicNames().get()
+                    .get(deadLetterTopic()).partitions().stream()
+                    .collect(Collectors.toMap(p -> new TopicPartition(deadLetterTopic(), p.partition()),
+                            p -> OffsetSpec.latest()));
+            return admin.listOffsets(partitions).all().get().values().stream()
+                    .mapToLong(info -> info.offset()).sum();
+        } catch (InterruptedException | ExecutionException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Every record of the dead-letter topic; call once {@link #deadLetterCount()} reached the expected number. */
+    public List<ConsumerRecord<String, byte[]>> deadLetters() {
+        long expected = deadLetterCount();
+        try (var consumer = new KafkaConsumer<>(Map.<String, Object>of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, TestInfrastructure.get().kafkaBootstrapServers(),
+                ConsumerConfig.GROUP_ID_CONFIG, "dlt-reader-" + UUID.randomUUID(),
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
+                new StringDeserializer(), new ByteArrayDeserializer())) {
+            consumer.subscribe(List.of(deadLetterTopic()));
+            List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (records.size() < expected && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+            }
+            return records;
+        }
+    }
+
+    @Override
+    public void close() {
+        producer.close();
+        try {
+            admin.deleteTopics(List.of(name, deadLetterTopic())).all().get();
+        } catch (InterruptedException | ExecutionException e) {
+            throw new IllegalStateException(e);
+        } finally {
+            admin.close();
+        }
+    }
+}
