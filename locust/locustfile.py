@@ -10,7 +10,8 @@ Settings (environment):
                  burst: each fires once a second, in lockstep)
   ORDER_PATH     endpoint                                    (default /order/stock/limit)
   SOLD_OUT_OK    1: a 409 SOLD_OUT answer counts as success (spike scenarios with little stock)
-  STATUS_FILE    where to write the count of answers per HTTP status (JSON) when the run ends
+  RESULT_FILE    where to write the run's final figures (JSON) when it ends: answers per HTTP status and the
+                 exact totals and percentiles (Locust's own CSVs are written once a second and miss the end)
 
 `smooth` gives every user constant_throughput(TARGET_RPS / USERS), so arrivals are spread evenly; `burst`
 gives USERS users constant_pacing(1) spawned at once, as in the published write-ups this project is compared
@@ -26,6 +27,8 @@ from locust import FastHttpUser, constant_pacing, constant_throughput, events, t
 from locust.exception import StopUser
 
 from flashbench.settings import ScenarioSettings
+
+PERCENTILES = (0.5, 0.66, 0.75, 0.8, 0.9, 0.95, 0.98, 0.99, 0.999, 0.9999)
 
 SETTINGS = ScenarioSettings.from_env(os.environ)
 
@@ -73,8 +76,22 @@ def _response_done(environment):
 
 
 @events.quitting.add_listener
-def _write_statuses(environment, **_kwargs):
-    if SETTINGS.status_file:
-        with open(SETTINGS.status_file, "w", encoding="utf-8") as f:
-            json.dump({"issued": _issued, "completed": _completed,
-                       "statuses": {str(k): v for k, v in sorted(_statuses.items())}}, f, indent=2)
+def _write_result(environment, **_kwargs):
+    if not SETTINGS.result_file:
+        return
+    total = environment.stats.total
+    elapsed = (total.last_request_timestamp or 0) - (total.start_time or 0)
+    result = {
+        "issued": _issued,
+        "completed": _completed,
+        "statuses": {str(k): v for k, v in sorted(_statuses.items())},
+        "requests": total.num_requests,
+        "failures": total.num_failures,
+        "average_ms": total.avg_response_time,
+        "max_ms": total.max_response_time,
+        "percentiles_ms": {f"{p * 100:g}%": total.get_response_time_percentile(p) for p in PERCENTILES},
+        # first request to last answer: the rate the server was offered and answered
+        "achieved_rps": total.num_requests / elapsed if elapsed > 0 else 0.0,
+    }
+    with open(SETTINGS.result_file, "w", encoding="utf-8") as f:
+        json.dump(result, f, indent=2)

@@ -118,12 +118,12 @@ def wait_until(predicate, timeout_s: float, what: str, interval_s: float = 0.05)
 
 
 def run_locust(opts: RunOptions, out: Path) -> tuple[float, float, dict]:
-    """Runs the scenario headless; returns (start, end) monotonic times and the per-status counts."""
+    """Runs the scenario headless; returns (start, end) monotonic times and the run's final figures."""
     users = opts.users or (1000 if opts.arrivals == "burst" else 100)
-    status_file = out / "statuses.json"
+    result_file = out / "result.json"
     env = {**os.environ, "ITEM_CODE": opts.item, "QUANTITY": str(opts.quantity), "REQUESTS": str(opts.requests),
            "TARGET_RPS": str(opts.rps), "ARRIVALS": opts.arrivals, "USERS": str(users),
-           "STATUS_FILE": str(status_file), "PYTHONPATH": str(ROOT / "locust")}
+           "RESULT_FILE": str(result_file), "PYTHONPATH": str(ROOT / "locust")}
     # an upper bound only: the scenario stops by itself after exactly REQUESTS answers
     max_run_s = int(opts.requests / opts.rps * 3) + 60
     spawn_rate = users if opts.arrivals == "burst" else max(users, 1)
@@ -135,8 +135,9 @@ def run_locust(opts: RunOptions, out: Path) -> tuple[float, float, dict]:
     start = time.monotonic()
     subprocess.run(cmd, env=env, cwd=out, check=False)
     end = time.monotonic()
-    statuses = json.loads(status_file.read_text()) if status_file.exists() else {}
-    return start, end, statuses
+    if not result_file.exists():
+        raise SystemExit(f"Locust wrote no {result_file.name}: see its output above")
+    return start, end, json.loads(result_file.read_text())
 
 
 def process_memory() -> dict:
@@ -179,9 +180,9 @@ def run(opts: RunOptions) -> RunResult:
     prepare_services(opts)
     reset_stock(opts.item, opts.stock)
 
-    start, end, statuses = run_locust(opts, out)
-    accepted = statuses.get("statuses", {}).get("200", 0)
-    log(f"Locust done in {end - start:.1f} s: {statuses.get('statuses')}")
+    start, end, result = run_locust(opts, out)
+    accepted = result["statuses"].get("200", 0)
+    log(f"Locust done in {end - start:.1f} s: {result['statuses']}")
 
     drained_ok = True
     try:
@@ -194,7 +195,7 @@ def run(opts: RunOptions) -> RunResult:
 
     reconcile = subprocess.run([str(RECONCILE), opts.item, "--wait", "60", "--out", str(out)], check=False)
 
-    stats = report.read_stats(out / "locust_stats.csv", end - start)
+    stats = report.from_result(result)
     plots = report.plot_run(report.read_history(out / "locust_stats_history.csv"), out, opts.name)
     settings = {"options": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(opts).items()},
                 "service_env": opts.settings.env(), "services": service_info(), "memory_mib": process_memory(),
@@ -214,7 +215,7 @@ def run(opts: RunOptions) -> RunResult:
         "",
         report.percentile_table([(opts.name, stats)]),
         "",
-        f"- answers by status: {statuses.get('statuses')}",
+        f"- answers by status: {result['statuses']}",
         f"- achieved rate: {stats.achieved_rps:.1f} requests/s ({'ok' if rate_ok else 'BELOW 99 % of target'})",
         f"- drain (last response → stock database applied): {drain_s:.2f} s" if drained_ok
         else f"- drain: NOT DRAINED within {opts.drain_timeout_s:.0f} s",

@@ -36,21 +36,12 @@ def _ms(value: float) -> str:
     return f"{value:.0f}" if value >= 10 else f"{value:.1f}"
 
 
-def read_stats(stats_csv: Path, elapsed_s: float) -> RunStats:
-    """Reads the Aggregated row of Locust's *_stats.csv; the achieved rate is requests / elapsed time."""
-    with stats_csv.open(newline="", encoding="utf-8") as f:
-        rows = [r for r in csv.DictReader(f) if r["Name"] == "Aggregated"]
-    if not rows:
-        raise ValueError(f"{stats_csv} has no Aggregated row: did the run send anything?")
-    row = rows[0]
-    requests = int(row["Request Count"])
-    return RunStats(
-        percentiles={p: float(row[p]) for p in PERCENTILE_ROWS},
-        average_ms=float(row["Average Response Time"]),
-        requests=requests,
-        failures=int(row["Failure Count"]),
-        achieved_rps=requests / elapsed_s if elapsed_s > 0 else 0.0,
-    )
+def from_result(result: dict) -> RunStats:
+    """The figures the locustfile wrote when the run ended; the 100% row is the exact maximum."""
+    percentiles = {row: float(result["percentiles_ms"][row]) for row in PERCENTILE_ROWS if row != "100%"}
+    percentiles["100%"] = float(result["max_ms"])
+    return RunStats(percentiles=percentiles, average_ms=float(result["average_ms"]), requests=int(result["requests"]),
+                    failures=int(result["failures"]), achieved_rps=float(result["achieved_rps"]))
 
 
 def percentile_table(columns: Sequence[tuple[str, RunStats]]) -> str:

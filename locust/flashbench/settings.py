@@ -15,7 +15,7 @@ class ScenarioSettings:
     users: int = 100
     order_path: str = "/order/stock/limit"
     sold_out_ok: bool = False
-    status_file: str = ""
+    result_file: str = ""
 
     @property
     def per_user_rate(self) -> float:
@@ -37,7 +37,7 @@ class ScenarioSettings:
             users=int(env.get("USERS", default_users)),
             order_path=env.get("ORDER_PATH", cls.order_path),
             sold_out_ok=env.get("SOLD_OUT_OK", "0") in ("1", "true", "yes"),
-            status_file=env.get("STATUS_FILE", ""),
+            result_file=env.get("RESULT_FILE", ""),
         )
         if settings.requests <= 0 or settings.target_rps <= 0 or settings.users <= 0 or settings.quantity <= 0:
             raise ValueError("REQUESTS, TARGET_RPS, USERS and QUANTITY must be positive")

@@ -4,28 +4,22 @@ import pytest
 
 from flashbench import report
 
-HEADER = ("Type,Name,Request Count,Failure Count,Median Response Time,Average Response Time,Min Response Time,"
-          "Max Response Time,Average Content Size,Requests/s,Failures/s,50%,66%,75%,80%,90%,95%,98%,99%,99.9%,"
-          "99.99%,100%")
+def result() -> dict:
+    return {"statuses": {"200": 998, "503": 2}, "requests": 1000, "failures": 2, "average_ms": 4.5, "max_ms": 251.3,
+            "percentiles_ms": {"50%": 3, "66%": 4, "75%": 5, "80%": 5, "90%": 7, "95%": 9, "98%": 12, "99%": 15,
+                               "99.9%": 40, "99.99%": 200},
+            "achieved_rps": 500.0}
 
 
-def write_stats(tmp_path: Path) -> Path:
-    path = tmp_path / "locust_stats.csv"
-    path.write_text(HEADER + "\n"
-                    + "POST,POST /order/stock/limit,1000,2,3,4.5,1,250,80,100,0,3,4,5,5,7,9,12,15,40,200,250\n"
-                    + ",Aggregated,1000,2,3,4.5,1,250,80,100,0,3,4,5,5,7,9,12,15,40,200,250\n")
-    return path
-
-
-def test_reads_the_aggregated_row_and_the_achieved_rate(tmp_path):
-    stats = report.read_stats(write_stats(tmp_path), elapsed_s=2.0)
+def test_reads_the_final_figures_with_the_exact_maximum():
+    stats = report.from_result(result())
     assert stats.requests == 1000 and stats.failures == 2
-    assert stats.percentiles["99%"] == 15 and stats.percentiles["100%"] == 250
+    assert stats.percentiles["99%"] == 15 and stats.percentiles["100%"] == 251.3
     assert stats.achieved_rps == pytest.approx(500.0)
 
 
-def test_table_has_the_usual_rows_in_order(tmp_path):
-    stats = report.read_stats(write_stats(tmp_path), elapsed_s=1.0)
+def test_table_has_the_usual_rows_in_order():
+    stats = report.from_result(result())
     table = report.percentile_table([("a", stats), ("b", stats)]).splitlines()
     labels = [line.split("|")[1].strip() for line in table[2:]]
     assert labels == ["100% (ms)", "99.99% (ms)", "99.9% (ms)", "99% (ms)", "98% (ms)", "95% (ms)", "90% (ms)",
@@ -33,13 +27,18 @@ def test_table_has_the_usual_rows_in_order(tmp_path):
                       "achieved req/s"]
     assert table[0] == "| | a | b |"
     assert "| 99% (ms) | 15 | 15 |" in table
+    assert "| 100% (ms) | 251 | 251 |" in table
 
 
-def test_missing_aggregated_row_is_an_error(tmp_path):
-    path = tmp_path / "empty.csv"
-    path.write_text(HEADER + "\n")
-    with pytest.raises(ValueError):
-        report.read_stats(path, 1.0)
+def test_history_skips_rows_without_numbers(tmp_path):
+    path = tmp_path / "h.csv"
+    path.write_text("Timestamp,User Count,Type,Name,Requests/s,Failures/s,50%,66%,75%,80%,90%,95%,98%,99%,99.9%,"
+                    "99.99%,100%,Total Request Count\n"
+                    "100,10,,Aggregated,0.0,0,N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A,0\n"
+                    "101,10,,Aggregated,990.5,0,2,3,3,3,4,5,6,8,20,30,40,990\n")
+    rows = report.read_history(path)
+    assert rows == [{"t": 101, "rps": 990.5, "p50": 2.0, "p95": 5.0, "p99": 8.0, "p999": 20.0, "max": 40.0,
+                     "users": 10}]
 
 
 def test_spike_percentile_is_nearest_rank():
