@@ -1,12 +1,18 @@
 -- Sets an item's counter, generation and per-user limit together (stock reset, reload, warm-up).
 -- KEYS[1] stock:{item}   KEYS[2] stock:{item}:gen   KEYS[3] stock:{item}:limit
--- ARGV[1] units left   ARGV[2] generation   ARGV[3] per-user limit, '' for none
+-- ARGV[1] units left, '' for no counter (the item's gate is the database)   ARGV[2] generation
+-- ARGV[3] per-user limit, '' for none
 -- Returns 1 when applied, 0 when Redis already holds a newer generation (a later reset won the race).
 local current = tonumber(redis.call('GET', KEYS[2]) or '-1')
 if tonumber(ARGV[2]) < current then
   return 0
 end
-redis.call('SET', KEYS[1], ARGV[1])
+if ARGV[1] == '' then
+  -- the generation stays, so that a late load of an older reset cannot bring a counter back
+  redis.call('DEL', KEYS[1])
+else
+  redis.call('SET', KEYS[1], ARGV[1])
+end
 redis.call('SET', KEYS[2], ARGV[2])
 if ARGV[3] == '' then
   redis.call('DEL', KEYS[3])

@@ -1,5 +1,6 @@
 package io.flashstock.order;
 
+import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockKeys;
 import io.flashstock.testsupport.TestInfrastructure;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -9,7 +10,15 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.context.DynamicPropertyRegistry;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -58,6 +67,55 @@ public abstract class OrderApiIntegrationTest {
                 "{\"quantity\":" + quantity + ",\"perUserLimit\":" + perUserLimit + "}", "Authorization", ADMIN);
         assertThat(answer.status()).as("stock reset: %s", answer).isEqualTo(200);
         return answer;
+    }
+
+    /** A stock reset that names the item's gate ({@code redis} or {@code db-lock}). */
+    protected ApiClient.Answer setStock(String itemCode, long quantity, Integer perUserLimit, Gate gate) {
+        var answer = api().put("/admin/items/" + itemCode + "/stock", "{\"quantity\":" + quantity
+                + ",\"perUserLimit\":" + perUserLimit + ",\"gate\":\"" + gate.code() + "\"}", "Authorization", ADMIN);
+        assertThat(answer.status()).as("stock reset: %s", answer).isEqualTo(200);
+        return answer;
+    }
+
+    /** POST to the endpoint of {@code gate}. */
+    protected ApiClient.Answer order(Gate gate, String itemCode, String userId, int quantity, String... headers) {
+        return api().post(gate == Gate.DB_LOCK ? "/order/stock/limit/db-lock" : "/order/stock/limit",
+                ApiClient.orderJson(itemCode, userId, quantity), headers);
+    }
+
+    /** {@code stock_item.db_remaining}: the units left of a db-lock item, null for a Redis item. */
+    protected Long dbRemaining(String itemCode) {
+        var value = (Number) jdbc.sql("SELECT db_remaining FROM stock_item WHERE item_code = ?").param(itemCode)
+                .query().singleRow().get("db_remaining");
+        return value == null ? null : value.longValue();
+    }
+
+    /**
+     * Sends {@code requests} requests from {@code clients} threads, all released at once; a fixed pool, since
+     * the tests run on JDK 17 (no virtual threads).
+     */
+    protected static List<ApiClient.Answer> concurrently(int clients, int requests,
+                                                         IntFunction<ApiClient.Answer> request) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        try {
+            var start = new CountDownLatch(1);
+            var futures = new ArrayList<Future<ApiClient.Answer>>(requests);
+            for (int i = 0; i < requests; i++) {
+                int n = i;
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    return request.apply(n);
+                }));
+            }
+            start.countDown();
+            var answers = new ArrayList<ApiClient.Answer>(requests);
+            for (var future : futures) {
+                answers.add(future.get(2, TimeUnit.MINUTES));
+            }
+            return answers;
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     protected Long redisCounter(String itemCode) {

@@ -2,7 +2,8 @@ package io.flashstock.order.placement;
 
 /**
  * What the gate stored for an Idempotency-Key when it first took stock for it, as the Lua script writes it:
- * {@code orderCode:quantity:remaining:generation:userId} (the user id last, as it may contain ':').
+ * {@code orderCode:quantity:remaining:generation:userId} (the user id last, as it may contain ':'). The
+ * DB-lock gate reads the same from the first order's row.
  */
 record FirstAnswer(String orderCode, int quantity, long remaining, long generation, String userId) {
 

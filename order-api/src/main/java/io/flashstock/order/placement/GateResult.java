@@ -2,7 +2,7 @@ package io.flashstock.order.placement;
 
 import java.util.List;
 
-/** The stock gate's answer, parsed from the Lua script's reply. */
+/** A gate's answer: the Redis gate's, parsed from the Lua script's reply, or the DB-lock gate's. */
 sealed interface GateResult {
 
     /** The quantity was taken; {@code remaining} is what is left after it. */
@@ -12,8 +12,12 @@ sealed interface GateResult {
     record SoldOut(long remaining) implements GateResult {
     }
 
-    /** No counter in Redis for the item. */
+    /** No counter in Redis for the item; for the DB-lock gate, no {@code stock_item} row. */
     record Unknown() implements GateResult {
+    }
+
+    /** The DB-lock gate found an item that the Redis gate sells (the Redis gate learns that on its miss path). */
+    record WrongGate() implements GateResult {
     }
 
     record LimitReached(long bought, long limit) implements GateResult {

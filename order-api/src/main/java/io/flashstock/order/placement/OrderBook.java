@@ -9,10 +9,12 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionStatus;
 
+import java.util.function.Supplier;
+
 /**
- * Writes an order and its outbox row in one transaction. The transaction is driven by hand because
- * the caller must know which way it failed: before the commit nothing was written; a failed commit
- * may still have committed, so the database is asked before anyone gives stock back.
+ * Writes orders with their outbox rows, for both gates. Transactions are driven by hand because the caller
+ * must know which way one failed: before the commit nothing was written; a failed commit may still have
+ * committed, so the database is asked before anyone gives stock back or answers that the order failed.
  */
 @Component
 class OrderBook {
@@ -32,19 +34,36 @@ class OrderBook {
         this.transactions = transactions;
     }
 
+    /** Writes an order the Redis gate let through, with its outbox row, in a transaction of its own. */
+    void write(PlacedOrder order, OutboxStatus outboxStatus) {
+        inTransaction(order.orderCode(), () -> {
+            insert(order, outboxStatus);
+            return null;
+        });
+    }
+
+    /** Inserts the order and its outbox row; only inside {@link #inTransaction}. */
+    void insert(PlacedOrder order, OutboxStatus outboxStatus) {
+        var command = order.command();
+        jdbc.sql(INSERT_ORDER).params(order.orderCode(), order.eventId().toString(), command.itemCode(),
+                order.generation(), command.userId(), command.quantity(), order.remaining(),
+                command.idempotencyKey(), Utc.toColumn(order.createdAt())).update();
+        outbox.append(order.event(), outboxStatus);
+    }
+
     /**
+     * Runs {@code work}, which writes at most the order {@code orderCode}, in one transaction and commits it.
+     * After a commit that failed, the result stands only if that order is found committed.
+     *
      * @throws NotWritten when the order is certainly not in the database (its stock must be given back)
      * @throws OutcomeUnknown when the commit failed and the database could not be asked whether it took
      */
-    void write(PlacedOrder order, OutboxStatus outboxStatus) {
+    <T> T inTransaction(String orderCode, Supplier<T> work) {
         TransactionStatus transaction = null;
+        T result;
         try {
             transaction = transactions.getTransaction(TransactionDefinition.withDefaults());
-            var command = order.command();
-            jdbc.sql(INSERT_ORDER).params(order.orderCode(), order.eventId().toString(), command.itemCode(),
-                    order.generation(), command.userId(), command.quantity(), order.remaining(),
-                    command.idempotencyKey(), Utc.toColumn(order.createdAt())).update();
-            outbox.append(order.event(), outboxStatus);
+            result = work.get();
         } catch (RuntimeException e) {
             rollback(transaction, e);
             throw new NotWritten(e);
@@ -52,8 +71,9 @@ class OrderBook {
         try {
             transactions.commit(transaction);
         } catch (RuntimeException commitFailure) {
-            confirmCommitted(order, commitFailure);
+            confirmCommitted(orderCode, commitFailure);
         }
+        return result;
     }
 
     /** Whether an order with this code was committed. */
@@ -66,10 +86,10 @@ class OrderBook {
      * A commit can fail after the server applied it (the connection broke before the reply); the row is
      * looked up on a fresh connection. Present: the order stands. Absent: nothing was written.
      */
-    private void confirmCommitted(PlacedOrder order, RuntimeException commitFailure) {
+    private void confirmCommitted(String orderCode, RuntimeException commitFailure) {
         boolean committed;
         try {
-            committed = contains(order.orderCode());
+            committed = contains(orderCode);
         } catch (RuntimeException lookupFailure) {
             commitFailure.addSuppressed(lookupFailure);
             throw new OutcomeUnknown(commitFailure);

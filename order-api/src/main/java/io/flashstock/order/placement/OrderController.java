@@ -1,5 +1,6 @@
 package io.flashstock.order.placement;
 
+import io.flashstock.order.stock.Gate;
 import io.flashstock.order.web.InputRules;
 import io.flashstock.order.web.ProblemType;
 import io.flashstock.order.web.Problems;
@@ -11,32 +12,65 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
 
+import java.util.Arrays;
+import java.util.Optional;
+
 /**
- * {@code POST /order/stock/limit}: 200 with the order, or a problem (409 sold out or limit reached, 404
- * unknown item, 400/413/415 for a bad request, 503 when Redis or the database is unavailable). The expected
- * refusals are returned, not thrown: after a sell-out they are most of the traffic.
+ * {@code POST /order/stock/limit} (the Redis gate) and {@code POST /order/stock/limit/db-lock} (the DB-lock
+ * baseline), with the same body, rules and answers: 200 with the order, or a problem (409 sold out, limit
+ * reached or the item's gate is the other endpoint's, 404 unknown item, 400/413/415 for a bad request, 503
+ * when Redis or the database is unavailable). The expected refusals are returned, not thrown: after a
+ * sell-out they are most of the traffic.
  */
 @RestController
 public class OrderController {
 
     public static final String PATH = "/order/stock/limit";
+    public static final String DB_LOCK_PATH = PATH + "/db-lock";
     static final String IDEMPOTENCY_KEY = "Idempotency-Key";
 
     private final PlaceOrder placeOrder;
+    private final PlaceOrderWithDbLock placeOrderWithDbLock;
     private final InputRules rules;
 
-    OrderController(PlaceOrder placeOrder, InputRules rules) {
+    OrderController(PlaceOrder placeOrder, PlaceOrderWithDbLock placeOrderWithDbLock, InputRules rules) {
         this.placeOrder = placeOrder;
+        this.placeOrderWithDbLock = placeOrderWithDbLock;
         this.rules = rules;
+    }
+
+    /** The endpoint that sells through {@code gate}. */
+    static String pathOf(Gate gate) {
+        return gate == Gate.DB_LOCK ? DB_LOCK_PATH : PATH;
+    }
+
+    /** The gate whose endpoint {@code path} is, if it is one. */
+    public static Optional<Gate> gateOf(String path) {
+        return Arrays.stream(Gate.values()).filter(gate -> pathOf(gate).equals(path)).findFirst();
     }
 
     /** {@code produces} is checked before the order is placed, so a client that accepts no JSON changes nothing. */
     @PostMapping(path = PATH, consumes = MediaType.APPLICATION_JSON_VALUE, produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<?> place(@RequestBody PlaceOrderRequest request,
                             @RequestHeader(name = IDEMPOTENCY_KEY, required = false) String idempotencyKey) {
+        var command = command(request, idempotencyKey);
+        return answer(command, placeOrder.place(command));
+    }
+
+    @PostMapping(path = DB_LOCK_PATH, consumes = MediaType.APPLICATION_JSON_VALUE,
+            produces = MediaType.APPLICATION_JSON_VALUE)
+    ResponseEntity<?> placeWithDbLock(@RequestBody PlaceOrderRequest request,
+                                      @RequestHeader(name = IDEMPOTENCY_KEY, required = false) String idempotencyKey) {
+        var command = command(request, idempotencyKey);
+        return answer(command, placeOrderWithDbLock.place(command));
+    }
+
+    private OrderCommand command(PlaceOrderRequest request, String idempotencyKey) {
         rules.checkOrder(request.itemCode(), request.userId(), request.quantity(), idempotencyKey);
-        var command = new OrderCommand(request.itemCode(), request.userId(), request.quantity(), idempotencyKey);
-        Outcome outcome = placeOrder.place(command);
+        return new OrderCommand(request.itemCode(), request.userId(), request.quantity(), idempotencyKey);
+    }
+
+    private static ResponseEntity<?> answer(OrderCommand command, Outcome outcome) {
         if (outcome instanceof Outcome.Accepted accepted) {
             return ResponseEntity.ok(accepted.answer());
         }
@@ -55,6 +89,10 @@ public class OrderController {
                     + limit.bought() + " of item " + item + " and may buy " + limit.limit());
             problem.setProperty("perUserLimit", limit.limit());
             problem.setProperty("bought", limit.bought());
+        } else if (outcome instanceof Outcome.WrongGate wrongGate) {
+            problem = Problems.detail(ProblemType.WRONG_GATE, "item " + item + " is sold through its gate "
+                    + wrongGate.gate().code() + ": POST " + pathOf(wrongGate.gate()));
+            problem.setProperty("gate", wrongGate.gate().code());
         } else if (outcome instanceof Outcome.UnknownItem) {
             problem = Problems.detail(ProblemType.UNKNOWN_ITEM, "no stock is set for item " + item);
         } else if (outcome instanceof Outcome.StockNotLoaded) {

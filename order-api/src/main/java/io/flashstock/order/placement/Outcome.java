@@ -1,5 +1,7 @@
 package io.flashstock.order.placement;
 
+import io.flashstock.order.stock.Gate;
+
 /** How an order ended, short of a failure of Redis or the database (those throw). */
 sealed interface Outcome {
 
@@ -17,6 +19,10 @@ sealed interface Outcome {
     }
 
     record LimitReached(long bought, long limit) implements Outcome {
+    }
+
+    /** The item is sold through the other endpoint; {@code gate} is the item's. */
+    record WrongGate(Gate gate) implements Outcome {
     }
 
     /** The first request with this Idempotency-Key took the stock but has not committed (or failed) yet. */

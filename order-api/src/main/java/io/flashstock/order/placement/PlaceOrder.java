@@ -3,6 +3,7 @@ package io.flashstock.order.placement;
 import com.fasterxml.uuid.Generators;
 import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 import io.flashstock.contract.OutboxStatus;
+import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockItems;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
@@ -14,6 +15,7 @@ import org.springframework.stereotype.Service;
 import org.springframework.transaction.TransactionException;
 
 import java.time.Clock;
+import java.util.Optional;
 
 /**
  * Places an order: (1) the Redis gate takes the quantity, atomically; (2) one transaction writes the order
@@ -32,6 +34,7 @@ public class PlaceOrder {
     private final OrderBook book;
     private final StockItems items;
     private final OrderMetrics metrics;
+    private final OrderMetrics.Outcomes outcomes;
     private final Clock clock;
     private final String warmupItemCode;
 
@@ -41,6 +44,7 @@ public class PlaceOrder {
         this.book = book;
         this.items = items;
         this.metrics = metrics;
+        this.outcomes = metrics.of(Gate.REDIS);
         this.clock = clock;
         this.warmupItemCode = warmup.itemCode();
     }
@@ -52,18 +56,18 @@ public class PlaceOrder {
         try {
             gateResult = metrics.timeRedis(() -> gate.take(command, orderCode));
         } catch (ProblemException redisDown) {
-            metrics.failed();
+            outcomes.failed();
             throw redisDown;
         }
         if (gateResult instanceof GateResult.Taken taken) {
             return write(command, orderCode, taken);
         }
         if (gateResult instanceof GateResult.SoldOut soldOut) {
-            metrics.soldOut();
+            outcomes.soldOut();
             return new Outcome.SoldOut(soldOut.remaining());
         }
         if (gateResult instanceof GateResult.LimitReached limit) {
-            metrics.limitReached();
+            outcomes.limitReached();
             return new Outcome.LimitReached(limit.bought(), limit.limit());
         }
         if (gateResult instanceof GateResult.Replay replay) {
@@ -80,15 +84,15 @@ public class PlaceOrder {
             metrics.timeDatabase(() -> book.write(order, status));
         } catch (OrderBook.NotWritten notWritten) {
             giveBack(order);
-            metrics.failed();
+            outcomes.failed();
             throw failure(notWritten.getCause(), "the order could not be written; its stock was given back");
         } catch (OrderBook.OutcomeUnknown unknown) {
             log.warn("order {} of item {}: commit outcome unknown, its {} units stay taken; reconcile the item",
                     orderCode, command.itemCode(), command.quantity());
-            metrics.failed();
+            outcomes.failed();
             throw failure(unknown.getCause(), "the database did not confirm the order; it may still appear");
         }
-        metrics.accepted();
+        outcomes.accepted();
         return new Outcome.Accepted(order.answer());
     }
 
@@ -109,7 +113,8 @@ public class PlaceOrder {
         }
     }
 
-    private static RuntimeException failure(Throwable cause, String detail) {
+    /** The answer to an order the database did not write: 503 when the database failed, else a bug. */
+    static RuntimeException failure(Throwable cause, String detail) {
         if (cause instanceof DataAccessException || cause instanceof TransactionException) {
             return new ProblemException(ProblemType.DATABASE_UNAVAILABLE, detail, cause);
         }
@@ -119,14 +124,14 @@ public class PlaceOrder {
     /** The gate returned the first answer: it stands once its order is committed. */
     private Outcome replay(OrderCommand command, FirstAnswer first) {
         if (!first.sameOrder(command)) {
-            metrics.rejected();
+            outcomes.rejected();
             return new Outcome.KeyReused();
         }
         boolean committed;
         try {
             committed = book.contains(first.orderCode());
         } catch (DataAccessException e) {
-            metrics.failed();
+            outcomes.failed();
             throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the first order", e);
         }
         if (!committed) {
@@ -137,20 +142,27 @@ public class PlaceOrder {
                 first.remaining()));
     }
 
-    /** No counter in Redis: either the item does not exist or Redis lost it (then it must be reloaded). */
+    /**
+     * No counter in Redis: the item does not exist, or Redis lost it (then it must be reloaded), or its gate is
+     * the database.
+     */
     private Outcome unknown(OrderCommand command) {
-        boolean hasBaseline;
+        Optional<Gate> gate;
         try {
-            hasBaseline = items.exists(command.itemCode());
+            gate = items.gate(command.itemCode());
         } catch (DataAccessException e) {
-            metrics.failed();
+            outcomes.failed();
             throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the item", e);
         }
-        if (hasBaseline) {
-            metrics.failed();
-            return new Outcome.StockNotLoaded();
+        if (gate.isEmpty()) {
+            outcomes.unknownItem();
+            return new Outcome.UnknownItem();
         }
-        metrics.unknownItem();
-        return new Outcome.UnknownItem();
+        if (gate.get() == Gate.DB_LOCK) {
+            outcomes.wrongGate();
+            return new Outcome.WrongGate(Gate.DB_LOCK);
+        }
+        outcomes.failed();
+        return new Outcome.StockNotLoaded();
     }
 }

@@ -7,6 +7,7 @@ import io.flashstock.order.reconciliation.ReconciliationReport.KafkaPosition;
 import io.flashstock.order.reconciliation.ReconciliationReport.OutboxCounts;
 import io.flashstock.order.reconciliation.ReconciliationReport.PartitionPosition;
 import io.flashstock.order.reconciliation.ReconciliationReport.Totals;
+import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockKeys;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -24,12 +25,14 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * Builds the reconciliation report: for each item with a baseline, what Redis, the orders, the outbox, Kafka
- * and the stock database say, and whether they agree.
+ * Builds the reconciliation report: for each item with a baseline, what its gate (the Redis counter, or the
+ * {@code db_remaining} of a DB-lock item), the orders, the outbox, Kafka and the stock database say, and
+ * whether they agree.
  */
 public class Reconciliation {
 
     static final String REDIS_MATCHES_ORDERS = "redis-matches-orders";
+    static final String DB_GATE_MATCHES_ORDERS = "db-gate-matches-orders";
     static final String OUTBOX_MATCHES_ORDERS = "outbox-matches-orders";
     static final String PIPELINE_DRAINED = "pipeline-drained";
     static final String STOCK_DB_MATCHES_ORDERS = "stock-db-matches-orders";
@@ -85,9 +88,8 @@ public class Reconciliation {
         long dead = status.getOrDefault(OutboxStatus.DEAD.name(), 0L);
 
         List<Invariant> invariants = new ArrayList<>();
-        invariants.add(Invariant.of(REDIS_MATCHES_ORDERS, expectedRemaining, redisRemaining, redisRemaining == null
-                ? "Redis has no counter for the item (Redis restarted?): reload it from the orders"
-                : "Redis differs from baseline − Σ orders: drift (a crash between the Redis step and the commit?)"));
+        invariants.add(b.gate() == Gate.DB_LOCK ? dbGateInvariant(b, expectedRemaining)
+                : redisInvariant(expectedRemaining, redisRemaining));
         invariants.add(Invariant.of(OUTBOX_MATCHES_ORDERS, t.count(), t.withOutboxRow(),
                 (t.count() - t.withOutboxRow()) + " orders have no outbox row"));
         invariants.add(Invariant.of(PIPELINE_DRAINED, 0, unsent + partitionLag,
@@ -105,14 +107,27 @@ public class Reconciliation {
         invariants.add(Invariant.of(NO_ANOMALIES, 0, stock == null ? 0L : stock.anomalies(),
                 "stock-consumer recorded deductions it could not apply (GET /stock/anomalies)"));
 
-        return new ItemReconciliation(b.itemCode(), b.generation(), b.baseline(), b.perUserLimit(), redisRemaining,
-                expectedRemaining, new Totals(t.count(), t.quantity()),
+        return new ItemReconciliation(b.itemCode(), b.gate(), b.generation(), b.baseline(), b.perUserLimit(),
+                redisRemaining, b.dbRemaining(), expectedRemaining, new Totals(t.count(), t.quantity()),
                 new OutboxCounts(t.withOutboxRow(), t.quantityWithOutboxRow(), unsent,
                         status.getOrDefault(OutboxStatus.SENT.name(), 0L), dead),
                 partition, partitionLag, stock, invariants);
     }
 
-    private record Baseline(String itemCode, long generation, long baseline, Integer perUserLimit) {
+    private static Invariant redisInvariant(long expectedRemaining, Long redisRemaining) {
+        return Invariant.of(REDIS_MATCHES_ORDERS, expectedRemaining, redisRemaining, redisRemaining == null
+                ? "Redis has no counter for the item (Redis restarted?): reload it from the orders"
+                : "Redis differs from baseline − Σ orders: drift (a crash between the Redis step and the commit?)");
+    }
+
+    /** A DB-lock item's counter is its row's db_remaining, which commits with each order. */
+    private static Invariant dbGateInvariant(Baseline b, long expectedRemaining) {
+        return Invariant.of(DB_GATE_MATCHES_ORDERS, expectedRemaining, b.dbRemaining(), "db_remaining differs "
+                + "from baseline − Σ orders, though both commit in one transaction: changed by hand?");
+    }
+
+    private record Baseline(String itemCode, long generation, long baseline, Integer perUserLimit, Gate gate,
+                            Long dbRemaining) {
     }
 
     private record OrderTotals(long count, long quantity, long withOutboxRow, long quantityWithOutboxRow) {
@@ -120,11 +135,11 @@ public class Reconciliation {
     }
 
     private List<Baseline> baselines(Optional<String> itemCode) {
-        return orders.sql("SELECT item_code, generation, baseline, per_user_limit FROM stock_item"
+        return orders.sql("SELECT item_code, generation, baseline, per_user_limit, gate, db_remaining FROM stock_item"
                         + itemCode.map(c -> " WHERE item_code = :item").orElse("") + " ORDER BY item_code")
                 .params(itemParams(itemCode))
                 .query((rs, n) -> new Baseline(rs.getString(1), rs.getLong(2), rs.getLong(3),
-                        (Integer) rs.getObject(4, Integer.class)))
+                        rs.getObject(4, Integer.class), Gate.fromColumn(rs.getString(5)), rs.getObject(6, Long.class)))
                 .list();
     }
 

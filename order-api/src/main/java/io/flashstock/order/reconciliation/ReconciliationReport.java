@@ -1,11 +1,13 @@
 package io.flashstock.order.reconciliation;
 
+import io.flashstock.order.stock.Gate;
+
 import java.time.Instant;
 import java.util.List;
 
 /**
- * Redis == orders == outbox == Kafka == stock database, item by item. {@code exact} is true only when
- * every invariant of every item holds.
+ * The gate (Redis, or a DB-lock item's row) == orders == outbox == Kafka == stock database, item by item.
+ * {@code exact} is true only when every invariant of every item holds.
  */
 public record ReconciliationReport(Instant generatedAt, boolean exact, boolean drained, KafkaPosition kafka,
                                    List<ItemReconciliation> items) {
@@ -18,9 +20,10 @@ public record ReconciliationReport(Instant generatedAt, boolean exact, boolean d
     public record PartitionPosition(int partition, long endOffset, long committedOffset, long lag) {
     }
 
-    public record ItemReconciliation(String itemCode, long generation, long baseline, Integer perUserLimit,
-                                     Long redisRemaining, long expectedRemaining, Totals orders, OutboxCounts outbox,
-                                     int partition, long partitionLag, StockLedgerEntry stock,
+    /** {@code redisRemaining} is whatever Redis holds (none for a DB-lock item); {@code dbRemaining} only for one. */
+    public record ItemReconciliation(String itemCode, Gate gate, long generation, long baseline, Integer perUserLimit,
+                                     Long redisRemaining, Long dbRemaining, long expectedRemaining, Totals orders,
+                                     OutboxCounts outbox, int partition, long partitionLag, StockLedgerEntry stock,
                                      List<Invariant> invariants) {
     }
 

@@ -26,8 +26,8 @@ class StockAdminController {
     @PutMapping(path = "/stock", consumes = MediaType.APPLICATION_JSON_VALUE)
     ItemView setStock(@PathVariable String itemCode, @RequestBody SetStockRequest request) {
         rules.checkItemCode(itemCode);
-        rules.checkStock(request.quantity(), request.perUserLimit());
-        return administration.reset(itemCode, request.quantity(), request.perUserLimit());
+        rules.checkStock(request.quantity(), request.perUserLimit(), request.gate());
+        return administration.reset(itemCode, request.quantity(), request.perUserLimit(), request.gateOrDefault());
     }
 
     @GetMapping

@@ -48,31 +48,37 @@ class StockAdministration {
     }
 
     /**
-     * Records the new baseline and a {@link StockReset} outbox row in one transaction (the stock database
-     * follows through Kafka), then sets Redis. Orders of the old generation still in flight are recorded
-     * with their generation, which the consumer recognises as stale.
+     * Records the new baseline and gate and a {@link StockReset} outbox row in one transaction (the stock
+     * database follows through Kafka, whichever the gate), then sets Redis: the counter of a Redis item, or,
+     * for a DB-lock item, no counter, so the Redis gate cannot sell it. Orders of the old generation still in
+     * flight are recorded with their generation, which the consumer recognises as stale.
      */
-    ItemView reset(String itemCode, long quantity, Integer perUserLimit) {
+    ItemView reset(String itemCode, long quantity, Integer perUserLimit, Gate gate) {
         if (itemCode.equals(warmupItemCode)) {
             throw new ProblemException(ProblemType.RESERVED_ITEM, "item " + itemCode + " is the warm-up's item");
         }
         var eventId = uuids.generate();
         Instant now = clock.instant();
         long generation = transaction.execute(status -> {
-            long next = items.reset(itemCode, quantity, perUserLimit, eventId, now);
+            long next = items.reset(itemCode, quantity, perUserLimit, gate, eventId, now);
             outbox.append(new StockReset(eventId, itemCode, quantity, perUserLimit, next, now), OutboxStatus.NEW);
             return next;
         });
         try {
-            if (!counters.load(itemCode, quantity, generation, perUserLimit)) {
+            boolean applied = gate == Gate.DB_LOCK ? counters.unload(itemCode, generation)
+                    : counters.load(itemCode, quantity, generation, perUserLimit);
+            if (!applied) {
                 log.info("reset of {} to generation {}: Redis already holds a newer generation", itemCode, generation);
             }
         } catch (ProblemException redisDown) {
+            String repair = gate == Gate.DB_LOCK
+                    ? "its old Redis counter may remain; repeat the reset when Redis is back"
+                    : "Redis was not set; reload the item when Redis is back";
             throw new ProblemException(ProblemType.REDIS_UNAVAILABLE, "the baseline of generation " + generation
-                    + " is recorded but Redis was not set; reload the item when Redis is back", redisDown.getCause());
+                    + " is recorded but " + repair, redisDown.getCause());
         }
-        log.info("stock of {} set to {} (generation {}, per-user limit {})", itemCode, quantity, generation,
-                perUserLimit);
+        log.info("stock of {} set to {} (generation {}, per-user limit {}, gate {})", itemCode, quantity, generation,
+                perUserLimit, gate.code());
         return view(itemCode);
     }
 
@@ -86,20 +92,28 @@ class StockAdministration {
         var totals = generation == null ? new StockItems.OrderTotals(0, 0, null) : items.totals(itemCode, generation);
         Long baseline = item.map(StockItems.StockItem::baseline).orElse(null);
         Long expected = baseline == null ? null : baseline - totals.quantity();
-        Long drift = expected == null || redis.remaining() == null ? null : expected - redis.remaining();
-        return new ItemView(itemCode, item.map(StockItems.StockItem::generation).orElse(null), baseline,
+        Gate gate = item.map(StockItems.StockItem::gate).orElse(null);
+        Long dbRemaining = item.map(StockItems.StockItem::dbRemaining).orElse(null);
+        Long gateRemaining = gate == Gate.DB_LOCK ? dbRemaining : redis.remaining();
+        Long drift = expected == null || gateRemaining == null ? null : expected - gateRemaining;
+        return new ItemView(itemCode, gate, item.map(StockItems.StockItem::generation).orElse(null), baseline,
                 item.map(StockItems.StockItem::perUserLimit).orElse(null), redis.remaining(), redis.generation(),
-                totals.count(), totals.quantity(), expected, drift);
+                dbRemaining, totals.count(), totals.quantity(), expected, drift);
     }
 
     /**
      * Rebuilds the counter as baseline − orders of the current generation, with generation, limit and
      * per-user counts: the repair after Redis lost its data or drifted. Refused while orders still arrive,
-     * since an order between the sum and the write would be counted neither way.
+     * since an order between the sum and the write would be counted neither way, and for a DB-lock item, whose
+     * only counter is its {@code stock_item} row.
      */
     ItemView reload(String itemCode) {
         var item = items.find(itemCode).orElseThrow(() -> new ProblemException(ProblemType.UNKNOWN_ITEM,
                 "item " + itemCode + " has no baseline to reload from"));
+        if (item.gate() == Gate.DB_LOCK) {
+            throw new ProblemException(ProblemType.WRONG_GATE, "item " + itemCode + " is counted in the database "
+                    + "(gate db-lock), not in Redis: there is nothing to reload").with("gate", item.gate().code());
+        }
         var totals = items.totals(itemCode, item.generation());
         Duration quiet = settings.reloadQuietPeriod();
         if (totals.newest() != null && totals.newest().isAfter(clock.instant().minus(quiet))) {

@@ -42,8 +42,23 @@ class StockCounters {
      * @return false when Redis already holds a newer generation (a later reset got there first)
      */
     boolean load(String itemCode, long remaining, long generation, Integer perUserLimit) {
-        Long applied = redis(() -> redis.execute(LOAD, StockKeys.itemKeys(itemCode), Long.toString(remaining),
-                Long.toString(generation), perUserLimit == null ? "" : perUserLimit.toString()));
+        return runLoad(itemCode, Long.toString(remaining), generation,
+                perUserLimit == null ? "" : perUserLimit.toString());
+    }
+
+    /**
+     * Removes the counter and limit of an item whose gate is now the database, so the Redis gate finds no
+     * stock for it, and records the generation, so that a late load of an older reset cannot bring them back.
+     *
+     * @return false when Redis already holds a newer generation (a later reset got there first)
+     */
+    boolean unload(String itemCode, long generation) {
+        return runLoad(itemCode, "", generation, "");
+    }
+
+    private boolean runLoad(String itemCode, String remaining, long generation, String perUserLimit) {
+        Long applied = redis(() -> redis.execute(LOAD, StockKeys.itemKeys(itemCode), remaining,
+                Long.toString(generation), perUserLimit));
         return applied != null && applied == 1L;
     }
 

@@ -15,8 +15,12 @@ import java.util.UUID;
 @Component
 public class StockItems {
 
-    /** Baseline of one item: what a reset set, and which generation it started. */
-    public record StockItem(String itemCode, long generation, long baseline, Integer perUserLimit) {
+    /**
+     * Baseline of one item: what a reset set, which generation it started, and which gate sells it;
+     * {@code dbRemaining} is the units left of a {@link Gate#DB_LOCK} item, null for a {@link Gate#REDIS} one.
+     */
+    public record StockItem(String itemCode, long generation, long baseline, Integer perUserLimit, Gate gate,
+                            Long dbRemaining) {
     }
 
     /** The orders of one item and generation. */
@@ -29,35 +33,42 @@ public class StockItems {
         this.jdbc = jdbc;
     }
 
-    public boolean exists(String itemCode) {
-        return jdbc.sql("SELECT COUNT(*) FROM stock_item WHERE item_code = ?").param(itemCode)
-                .query(Long.class).single() > 0;
+    /** The gate of an item with a baseline; empty for an item that has none. */
+    public Optional<Gate> gate(String itemCode) {
+        return jdbc.sql("SELECT gate FROM stock_item WHERE item_code = ?").param(itemCode)
+                .query(String.class).optional().map(Gate::fromColumn);
     }
 
     public Optional<StockItem> find(String itemCode) {
-        return jdbc.sql("SELECT item_code, generation, baseline, per_user_limit FROM stock_item WHERE item_code = ?")
+        return jdbc.sql("""
+                        SELECT item_code, generation, baseline, per_user_limit, gate, db_remaining
+                        FROM stock_item WHERE item_code = ?""")
                 .param(itemCode)
                 .query((rs, row) -> new StockItem(rs.getString(1), rs.getLong(2), rs.getLong(3),
-                        rs.getObject(4, Integer.class)))
+                        rs.getObject(4, Integer.class), Gate.fromColumn(rs.getString(5)), rs.getObject(6, Long.class)))
                 .optional();
     }
 
     /**
-     * Sets the item's baseline and starts its next generation (1 for a new item); call inside the transaction
-     * that writes the reset's outbox row. Portable upsert: no VALUES() (deprecated in MySQL 8) and no row
-     * alias (not in MariaDB); the row lock it takes serialises concurrent resets of one item.
+     * Sets the item's baseline and gate and starts its next generation (1 for a new item); call inside the
+     * transaction that writes the reset's outbox row. A {@link Gate#DB_LOCK} item starts with all of its
+     * baseline in {@code db_remaining}. Portable upsert: no VALUES() (deprecated in MySQL 8) and no row alias
+     * (not in MariaDB); the row lock it takes serialises concurrent resets of one item, and waits for a
+     * DB-lock order holding it.
      *
      * @return the new generation
      */
-    long reset(String itemCode, long baseline, Integer perUserLimit, UUID eventId, Instant at) {
+    long reset(String itemCode, long baseline, Integer perUserLimit, Gate gate, UUID eventId, Instant at) {
         var when = Utc.toColumn(at);
+        Long dbRemaining = gate == Gate.DB_LOCK ? baseline : null;
         jdbc.sql("""
-                        INSERT INTO stock_item (item_code, generation, baseline, per_user_limit, reset_event_id, reset_at)
-                        VALUES (?, 1, ?, ?, ?, ?)
+                        INSERT INTO stock_item (item_code, generation, baseline, per_user_limit, gate, db_remaining,
+                                                reset_event_id, reset_at)
+                        VALUES (?, 1, ?, ?, ?, ?, ?, ?)
                         ON DUPLICATE KEY UPDATE generation = generation + 1, baseline = ?, per_user_limit = ?,
-                                                reset_event_id = ?, reset_at = ?""")
-                .params(itemCode, baseline, perUserLimit, eventId.toString(), when,
-                        baseline, perUserLimit, eventId.toString(), when)
+                                                gate = ?, db_remaining = ?, reset_event_id = ?, reset_at = ?""")
+                .params(itemCode, baseline, perUserLimit, gate.code(), dbRemaining, eventId.toString(), when,
+                        baseline, perUserLimit, gate.code(), dbRemaining, eventId.toString(), when)
                 .update();
         return jdbc.sql("SELECT generation FROM stock_item WHERE item_code = ?").param(itemCode)
                 .query(Long.class).single();

@@ -1,11 +1,14 @@
 package io.flashstock.order.web;
 
 import io.flashstock.order.config.OrderSettings;
+import io.flashstock.order.stock.Gate;
 import org.springframework.stereotype.Component;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * What the endpoints accept. A request that breaks a rule is refused with 400 {@code INVALID_REQUEST}
@@ -56,7 +59,8 @@ public class InputRules {
         refuseIfAny(errors);
     }
 
-    public void checkStock(Long quantity, Integer perUserLimit) {
+    /** A stock reset: {@code gate} is null (the Redis gate) or one of the {@link Gate} codes. */
+    public void checkStock(Long quantity, Integer perUserLimit, String gate) {
         var errors = new ArrayList<String>();
         if (quantity == null) {
             errors.add("quantity is required");
@@ -65,6 +69,10 @@ public class InputRules {
         }
         if (perUserLimit != null && perUserLimit < 1) {
             errors.add("perUserLimit must be at least 1, or null for no limit");
+        }
+        if (gate != null && Gate.byCode(gate).isEmpty()) {
+            errors.add("gate must be one of " + Arrays.stream(Gate.values()).map(Gate::code)
+                    .collect(Collectors.joining(", ")) + ", or null for redis");
         }
         refuseIfAny(errors);
     }

@@ -132,9 +132,8 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
     }
 
     private void countRejection(ProblemDetail problem, WebRequest request) {
-        if (problem.getStatus() >= 400 && problem.getStatus() < 500 && request instanceof ServletWebRequest servlet
-                && OrderController.PATH.equals(servlet.getRequest().getRequestURI())) {
-            metrics.rejected();
+        if (problem.getStatus() >= 400 && problem.getStatus() < 500 && request instanceof ServletWebRequest servlet) {
+            OrderController.gateOf(servlet.getRequest().getRequestURI()).ifPresent(gate -> metrics.of(gate).rejected());
         }
     }
 }

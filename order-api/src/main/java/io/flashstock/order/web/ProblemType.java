@@ -20,6 +20,7 @@ public enum ProblemType {
     NOT_ACCEPTABLE(HttpStatus.NOT_ACCEPTABLE, "Not acceptable"),
     SOLD_OUT(HttpStatus.CONFLICT, "Sold out"),
     PER_USER_LIMIT_REACHED(HttpStatus.CONFLICT, "Per-user limit reached"),
+    WRONG_GATE(HttpStatus.CONFLICT, "The item is sold through the other gate"),
     IDEMPOTENCY_IN_PROGRESS(HttpStatus.CONFLICT, "First request with this Idempotency-Key still in progress"),
     IDEMPOTENCY_KEY_REUSED(HttpStatus.UNPROCESSABLE_CONTENT, "Idempotency-Key already used for a different order"),
     ORDERS_IN_FLIGHT(HttpStatus.CONFLICT, "Orders for this item are still arriving"),

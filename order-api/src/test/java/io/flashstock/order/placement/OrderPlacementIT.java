@@ -27,15 +27,8 @@ import tools.jackson.databind.json.JsonMapper;
 import javax.sql.DataSource;
 import java.time.LocalDateTime;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -106,10 +99,10 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
     void twoThousandConcurrentOrdersForAHundredUnitsSellExactlyAHundred() throws Exception {
         String item = uniqueItem("rush");
         setStock(item, 100, null);
-        double acceptedBefore = count("flashstock.orders", "outcome", "accepted");
-        double soldOutBefore = count("flashstock.orders", "outcome", "sold_out");
+        double acceptedBefore = count("flashstock.orders", "gate", "redis", "outcome", "accepted");
+        double soldOutBefore = count("flashstock.orders", "gate", "redis", "outcome", "sold_out");
 
-        List<ApiClient.Answer> answers = concurrently(2_000, i -> api().order(item, "user-" + i, 1));
+        List<ApiClient.Answer> answers = concurrently(CLIENTS, 2_000, i -> api().order(item, "user-" + i, 1));
 
         Map<Integer, Long> byStatus = answers.stream()
                 .collect(Collectors.groupingBy(ApiClient.Answer::status, Collectors.counting()));
@@ -123,8 +116,8 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
         assertThat(orderedQuantity(item)).isEqualTo(100);
         assertThat(outboxCount(item, StockDeducted.TYPE)).isEqualTo(100);
         assertThat(outboxQuantity(item)).isEqualTo(100);
-        assertThat(count("flashstock.orders", "outcome", "accepted") - acceptedBefore).isEqualTo(100);
-        assertThat(count("flashstock.orders", "outcome", "sold_out") - soldOutBefore).isEqualTo(1_900);
+        assertThat(count("flashstock.orders", "gate", "redis", "outcome", "accepted") - acceptedBefore).isEqualTo(100);
+        assertThat(count("flashstock.orders", "gate", "redis", "outcome", "sold_out") - soldOutBefore).isEqualTo(1_900);
     }
 
     @Test
@@ -132,7 +125,7 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
         String item = uniqueItem("mixed");
         setStock(item, 50, null);
 
-        List<ApiClient.Answer> answers = concurrently(200, i -> api().order(item, "user-" + i, 1 + i % 5));
+        List<ApiClient.Answer> answers = concurrently(CLIENTS, 200, i -> api().order(item, "user-" + i, 1 + i % 5));
 
         var accepted = answers.stream().filter(a -> a.status() == 200).toList();
         long taken = accepted.stream().mapToLong(a -> a.json().get("quantity").asLong()).sum();
@@ -177,7 +170,7 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
         String item = uniqueItem("idem-race");
         setStock(item, 10, null);
 
-        List<ApiClient.Answer> answers = concurrently(20,
+        List<ApiClient.Answer> answers = concurrently(CLIENTS, 20,
                 i -> api().order(item, "bob", 1, "Idempotency-Key", "same-key"));
 
         assertThat(answers).allSatisfy(a -> assertThat(a.status() == 200
@@ -317,37 +310,13 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
                 .contains("tomcat[", "hikari[maximumPoolSize=", "lettuce[ioThreads=");
     }
 
-    private List<ApiClient.Answer> concurrently(int requests, IntFunction<ApiClient.Answer> request)
-            throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
-        try {
-            var start = new CountDownLatch(1);
-            var futures = new ArrayList<Future<ApiClient.Answer>>(requests);
-            for (int i = 0; i < requests; i++) {
-                int n = i;
-                futures.add(pool.submit(() -> {
-                    start.await();
-                    return request.apply(n);
-                }));
-            }
-            start.countDown();
-            var answers = new ArrayList<ApiClient.Answer>(requests);
-            for (var future : futures) {
-                answers.add(future.get(2, TimeUnit.MINUTES));
-            }
-            return answers;
-        } finally {
-            pool.shutdownNow();
-        }
-    }
-
     private long outboxQuantity(String item) {
         return jdbc.sql("SELECT payload FROM outbox_event WHERE aggregate_key = ? AND event_type = ?")
                 .params(item, StockDeducted.TYPE).query(String.class).list().stream()
                 .mapToLong(payload -> jsonMapper.readValue(payload, StockDeducted.class).quantity()).sum();
     }
 
-    private double count(String name, String tag, String value) {
-        return meters.get(name).tag(tag, value).counter().count();
+    private double count(String name, String... tags) {
+        return meters.get(name).tags(tags).counter().count();
     }
 }

@@ -3,6 +3,7 @@ package io.flashstock.order.placement;
 import io.flashstock.contract.StockDeducted;
 import io.flashstock.order.ApiClient;
 import io.flashstock.order.OrderApiIntegrationTest;
+import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockKeys;
 import io.flashstock.testsupport.PrivateStack;
 import io.flashstock.testsupport.TestInfrastructure;
@@ -85,6 +86,34 @@ class OutageIT extends OrderApiIntegrationTest {
         assertThat(retry.status()).as("%s", retry).isEqualTo(200);
         assertThat(redisCounter(item)).isEqualTo(3);
         assertThat(orderCount(item)).isEqualTo(1);
+    }
+
+    @Test
+    void withTheDatabaseDownDbLockOrdersAnswer503FastAndTakeNothing() {
+        String item = uniqueItem("db-lock-down");
+        setStock(item, 5, null, Gate.DB_LOCK);
+
+        STACK.stop("mariadb");
+        ApiClient.Answer answer;
+        Duration took;
+        try {
+            long started = System.nanoTime();
+            answer = order(Gate.DB_LOCK, item, "quinn", 2, "Idempotency-Key", "during-outage");
+            took = Duration.ofNanos(System.nanoTime() - started);
+        } finally {
+            STACK.start("mariadb");
+        }
+
+        assertThat(answer.status()).as("%s", answer).isEqualTo(503);
+        assertThat(answer.code()).isEqualTo("DATABASE_UNAVAILABLE");
+        assertThat(took).isLessThan(FAST);
+        await("the pool reconnects").atMost(RECOVERY).pollInterval(Duration.ofMillis(500))
+                .until(() -> api().get("/admin/items/" + item, "Authorization", ADMIN).status() == 200);
+        assertThat(dbRemaining(item)).isEqualTo(5);
+        assertThat(orderCount(item)).isZero();
+        var retry = order(Gate.DB_LOCK, item, "quinn", 2, "Idempotency-Key", "during-outage");
+        assertThat(retry.status()).as("%s", retry).isEqualTo(200);
+        assertThat(dbRemaining(item)).isEqualTo(3);
     }
 
     @Test

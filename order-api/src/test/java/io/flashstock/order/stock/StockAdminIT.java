@@ -123,6 +123,54 @@ class StockAdminIT extends OrderApiIntegrationTest {
     }
 
     @Test
+    void aDbLockResetWritesAStockResetEventKeepsTheStockInTheRowAndHasNothingToReload() {
+        String item = uniqueItem("db-reset");
+
+        var view = setStock(item, 30, 2, Gate.DB_LOCK).json();
+
+        assertThat(view.get("gate").asString()).isEqualTo("db-lock");
+        assertThat(view.get("generation").asLong()).isEqualTo(1);
+        assertThat(view.get("dbRemaining").asLong()).isEqualTo(30);
+        assertThat(view.get("redisRemaining").isNull()).isTrue();
+        assertThat(view.get("drift").asLong()).isZero();
+        assertThat(redis.hasKey(StockKeys.counter(item))).isFalse();
+        assertThat(redis.hasKey(StockKeys.limit(item))).isFalse();
+        String payload = jdbc.sql("SELECT payload FROM outbox_event WHERE aggregate_key = ? AND event_type = ?")
+                .params(item, StockReset.TYPE).query(String.class).single();
+        var reset = (StockReset) jsonMapper.readValue(payload, StockEvent.class);
+        assertThat(reset.quantity()).isEqualTo(30);
+        assertThat(reset.perUserLimit()).isEqualTo(2);
+        assertThat(reset.generation()).isEqualTo(1);
+        assertThat(jdbc.sql("SELECT reset_event_id FROM stock_item WHERE item_code = ?").param(item)
+                .query(String.class).single()).isEqualTo(reset.eventId().toString());
+
+        assertThat(order(Gate.DB_LOCK, item, "nina", 2).status()).isEqualTo(200);
+        var after = api().get("/admin/items/" + item, "Authorization", ADMIN).json();
+        assertThat(after.get("dbRemaining").asLong()).isEqualTo(28);
+        assertThat(after.get("ordersQuantity").asLong()).isEqualTo(2);
+        assertThat(after.get("expectedRemaining").asLong()).isEqualTo(28);
+        assertThat(after.get("drift").asLong()).isZero();
+
+        clock.advance(Duration.ofSeconds(6));
+        var reload = api().post("/admin/items/" + item + "/stock/reload", "", "Authorization", ADMIN);
+        assertThat(reload.status()).isEqualTo(409);
+        assertThat(reload.code()).isEqualTo("WRONG_GATE");
+        assertThat(reload.json().get("gate").asString()).isEqualTo("db-lock");
+        assertThat(redis.hasKey(StockKeys.counter(item))).isFalse();
+    }
+
+    @Test
+    void aResetWithoutAGateIsARedisItem() {
+        String item = uniqueItem("default-gate");
+        var view = setStock(item, 3, null).json();
+
+        assertThat(view.get("gate").asString()).isEqualTo("redis");
+        assertThat(view.get("dbRemaining").isNull()).isTrue();
+        assertThat(jdbc.sql("SELECT gate FROM stock_item WHERE item_code = ?").param(item).query(String.class)
+                .single()).isEqualTo("redis");
+    }
+
+    @Test
     void theViewAddsUpTheOrdersOfTheCurrentGeneration() {
         String item = uniqueItem("view");
         setStock(item, 10, null);

@@ -26,6 +26,7 @@ class MalformedRequestIT extends OrderApiIntegrationTest {
 
     private static final String ITEM = uniqueItem("battery");
     private static final String ORDER = "/order/stock/limit";
+    private static final String DB_LOCK_ORDER = "/order/stock/limit/db-lock";
     private static final String STOCK = "/admin/items/" + ITEM + "/stock";
     private static final String VALID = ApiClient.orderJson(ITEM, "u1", 1);
     private static final long STOCK_UNITS = 7;
@@ -112,6 +113,19 @@ class MalformedRequestIT extends OrderApiIntegrationTest {
         cases.add(new Case("Accept text/html", api -> post(api, ORDER, VALID, "Accept", "text/html"),
                 406, "NOT_ACCEPTABLE"));
         cases.add(new Case("unknown path", api -> post(api, "/order/stock/unlimited", VALID), 404, "NOT_FOUND"));
+        // the DB-lock endpoint binds and checks the same body
+        cases.add(dbLock("db-lock: truncated JSON", "{\"itemCode\":\"" + ITEM + "\",", 400, "MALFORMED_JSON"));
+        cases.add(dbLock("db-lock: missing userId", "{\"itemCode\":\"" + ITEM + "\",\"quantity\":1}", 400,
+                "INVALID_REQUEST"));
+        cases.add(dbLock("db-lock: zero quantity", ApiClient.orderJson(ITEM, "u1", 0), 400, "INVALID_REQUEST"));
+        cases.add(dbLock("db-lock: quantity as text", VALID.replace(":1}", ":\"1\"}"), 400, "INVALID_REQUEST"));
+        cases.add(dbLock("db-lock: unknown field", VALID.replace("}", ",\"gate\":\"redis\"}"), 400,
+                "INVALID_REQUEST"));
+        cases.add(new Case("db-lock: Idempotency-Key with a space", api -> post(api, DB_LOCK_ORDER, VALID,
+                "Idempotency-Key", "a b"), 400, "INVALID_REQUEST"));
+        cases.add(new Case("db-lock: text/plain", api -> api.request(DB_LOCK_ORDER).header("Content-Type", "text/plain")
+                .POST(HttpRequest.BodyPublishers.ofString(VALID)), 415, "UNSUPPORTED_MEDIA_TYPE"));
+        cases.add(new Case("db-lock: GET", api -> api.request(DB_LOCK_ORDER).GET(), 405, "METHOD_NOT_ALLOWED"));
         // admin
         cases.add(admin("reset without token", null, "{\"quantity\":1,\"perUserLimit\":null}", 401, "ADMIN_UNAUTHORIZED"));
         cases.add(admin("reset with a wrong token", "Bearer nope", "{\"quantity\":1,\"perUserLimit\":null}",
@@ -123,6 +137,9 @@ class MalformedRequestIT extends OrderApiIntegrationTest {
         cases.add(admin("zero per-user limit", ADMIN, "{\"quantity\":5,\"perUserLimit\":0}", 400, "INVALID_REQUEST"));
         cases.add(admin("malformed stock body", ADMIN, "{\"quantity\":", 400, "MALFORMED_JSON"));
         cases.add(admin("stock field of the wrong type", ADMIN, "{\"quantity\":\"many\"}", 400, "INVALID_REQUEST"));
+        cases.add(admin("unknown gate", ADMIN, "{\"quantity\":5,\"gate\":\"mysql\"}", 400, "INVALID_REQUEST"));
+        cases.add(admin("gate in capitals", ADMIN, "{\"quantity\":5,\"gate\":\"DB-LOCK\"}", 400, "INVALID_REQUEST"));
+        cases.add(admin("numeric gate", ADMIN, "{\"quantity\":5,\"gate\":1}", 400, "INVALID_REQUEST"));
         cases.add(new Case("invalid item code in the admin path", api -> api.request("/admin/items/a%7Bb%7D/stock",
                 "Authorization", ADMIN).header("Content-Type", "application/json")
                 .PUT(HttpRequest.BodyPublishers.ofString("{\"quantity\":1,\"perUserLimit\":null}")), 400, "INVALID_REQUEST"));
@@ -131,6 +148,10 @@ class MalformedRequestIT extends OrderApiIntegrationTest {
 
     private static Case order(String name, String body, int status, String code) {
         return new Case(name, api -> post(api, ORDER, body), status, code);
+    }
+
+    private static Case dbLock(String name, String body, int status, String code) {
+        return new Case(name, api -> post(api, DB_LOCK_ORDER, body), status, code);
     }
 
     private static Case admin(String name, String authorization, String body, int status, String code) {

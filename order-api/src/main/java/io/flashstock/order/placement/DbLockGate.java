@@ -1,0 +1,100 @@
+package io.flashstock.order.placement;
+
+import io.flashstock.order.config.OrderSettings;
+import io.flashstock.order.config.Utc;
+import io.flashstock.order.stock.Gate;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Component;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The baseline that teams with only MySQL build: the item's {@code stock_item} row, locked with
+ * SELECT … FOR UPDATE, is the gate. It makes the Redis gate's checks (Idempotency-Key, stock, per-user limit,
+ * in that order) and takes the quantity from {@code db_remaining}. Every order of an item queues on that one
+ * row lock until its transaction (which also writes the order) commits: that queue is what the comparison
+ * measures.
+ */
+@Component
+class DbLockGate {
+
+    private final JdbcClient jdbc;
+    private final Clock clock;
+    private final Duration idempotencyTtl;
+
+    DbLockGate(JdbcClient jdbc, Clock clock, OrderSettings settings) {
+        this.jdbc = jdbc;
+        this.clock = clock;
+        this.idempotencyTtl = settings.idempotencyTtl();
+    }
+
+    /** The locked row: the item's generation, gate, units left (db-lock items only) and per-user limit. */
+    private record LockedItem(long generation, Gate gate, long remaining, Integer perUserLimit) {
+    }
+
+    /**
+     * Locks the item's row and takes the order's quantity if the item has it; only inside the transaction that
+     * writes the order, so the lock is held until the order commits. The reads after the lock see every order
+     * committed before it: each was committed by the lock's previous holder, and in InnoDB a transaction's
+     * first plain read (not the locking one) is what fixes its snapshot.
+     */
+    GateResult take(OrderCommand order) {
+        Optional<LockedItem> locked = jdbc.sql("""
+                        SELECT generation, gate, db_remaining, per_user_limit FROM stock_item
+                        WHERE item_code = ? FOR UPDATE""")
+                .param(order.itemCode())
+                .query((rs, row) -> new LockedItem(rs.getLong(1), Gate.fromColumn(rs.getString(2)), rs.getLong(3),
+                        rs.getObject(4, Integer.class)))
+                .optional();
+        if (locked.isEmpty()) {
+            return new GateResult.Unknown();
+        }
+        LockedItem item = locked.get();
+        if (item.gate() != Gate.DB_LOCK) {
+            return new GateResult.WrongGate();
+        }
+        if (order.idempotencyKey() != null) {
+            Optional<FirstAnswer> first = firstAnswer(order);
+            if (first.isPresent()) {
+                return new GateResult.Replay(first.get());
+            }
+        }
+        if (item.remaining() < order.quantity()) {
+            return new GateResult.SoldOut(item.remaining());
+        }
+        if (item.perUserLimit() != null) {
+            long bought = bought(order, item.generation());
+            if (bought + order.quantity() > item.perUserLimit()) {
+                return new GateResult.LimitReached(bought, item.perUserLimit());
+            }
+        }
+        jdbc.sql("UPDATE stock_item SET db_remaining = db_remaining - ? WHERE item_code = ?")
+                .params(order.quantity(), order.itemCode()).update();
+        return new GateResult.Taken(item.remaining() - order.quantity(), item.generation());
+    }
+
+    /**
+     * The item's order placed with this Idempotency-Key within the idempotency TTL, whatever its generation:
+     * what the Redis gate remembers for a key too.
+     */
+    private Optional<FirstAnswer> firstAnswer(OrderCommand order) {
+        return jdbc.sql("""
+                        SELECT order_code, quantity, remaining, generation, user_id FROM purchase_order
+                        WHERE item_code = ? AND idempotency_key = ? AND created_at >= ?
+                        ORDER BY created_at DESC LIMIT 1""")
+                .params(order.itemCode(), order.idempotencyKey(), Utc.toColumn(clock.instant().minus(idempotencyTtl)))
+                .query((rs, row) -> new FirstAnswer(rs.getString(1), rs.getInt(2), rs.getLong(3), rs.getLong(4),
+                        rs.getString(5)))
+                .optional();
+    }
+
+    private long bought(OrderCommand order, long generation) {
+        return jdbc.sql("""
+                        SELECT COALESCE(SUM(quantity), 0) FROM purchase_order
+                        WHERE item_code = ? AND generation = ? AND user_id = ?""")
+                .params(order.itemCode(), generation, order.userId())
+                .query(Long.class).single();
+    }
+}

@@ -1,0 +1,101 @@
+package io.flashstock.order.placement;
+
+import com.fasterxml.uuid.Generators;
+import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
+import io.flashstock.contract.OutboxStatus;
+import io.flashstock.order.stock.Gate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Service;
+
+import java.time.Clock;
+
+/**
+ * Places an order through the DB-lock gate: ONE transaction locks the item's row, checks and decrements it,
+ * and writes the order and its outbox row. Stock and order commit or roll back together, so there is
+ * nothing to give back; answers and problem codes are those of {@link PlaceOrder}.
+ */
+@Service
+class PlaceOrderWithDbLock {
+
+    private static final Logger log = LoggerFactory.getLogger(PlaceOrderWithDbLock.class);
+
+    private final TimeBasedEpochGenerator uuids = Generators.timeBasedEpochGenerator();
+    private final DbLockGate gate;
+    private final OrderBook book;
+    private final OrderMetrics metrics;
+    private final OrderMetrics.Outcomes outcomes;
+    private final Clock clock;
+
+    PlaceOrderWithDbLock(DbLockGate gate, OrderBook book, OrderMetrics metrics, Clock clock) {
+        this.gate = gate;
+        this.book = book;
+        this.metrics = metrics;
+        this.outcomes = metrics.of(Gate.DB_LOCK);
+        this.clock = clock;
+    }
+
+    Outcome place(OrderCommand command) {
+        String orderCode = uuids.generate().toString();
+        Outcome outcome;
+        try {
+            outcome = metrics.timeLocked(() -> book.inTransaction(orderCode, () -> decide(command, orderCode)));
+        } catch (OrderBook.NotWritten notWritten) {
+            outcomes.failed();
+            throw PlaceOrder.failure(notWritten.getCause(), "the order could not be written; no stock was taken");
+        } catch (OrderBook.OutcomeUnknown unknown) {
+            log.warn("order {} of item {}: commit outcome unknown; reconcile the item", orderCode, command.itemCode());
+            outcomes.failed();
+            throw PlaceOrder.failure(unknown.getCause(), "the database did not confirm the order; it may still appear");
+        }
+        count(outcome, orderCode);
+        return outcome;
+    }
+
+    /** Runs inside the transaction, holding the item's row lock from the gate's first statement on. */
+    private Outcome decide(OrderCommand command, String orderCode) {
+        GateResult result = gate.take(command);
+        if (result instanceof GateResult.Taken taken) {
+            var order = new PlacedOrder(orderCode, uuids.generate(), command, taken.generation(), taken.remaining(),
+                    clock.instant());
+            // never WARMUP: the warm-up's item has no stock_item row, so this gate never takes stock for it
+            book.insert(order, OutboxStatus.NEW);
+            return new Outcome.Accepted(order.answer());
+        }
+        if (result instanceof GateResult.SoldOut soldOut) {
+            return new Outcome.SoldOut(soldOut.remaining());
+        }
+        if (result instanceof GateResult.LimitReached limit) {
+            return new Outcome.LimitReached(limit.bought(), limit.limit());
+        }
+        if (result instanceof GateResult.Replay replay) {
+            FirstAnswer first = replay.first();
+            return first.sameOrder(command) ? new Outcome.Accepted(new OrderAnswer(first.orderCode(),
+                    command.itemCode(), first.quantity(), first.remaining())) : new Outcome.KeyReused();
+        }
+        if (result instanceof GateResult.WrongGate) {
+            return new Outcome.WrongGate(Gate.REDIS);
+        }
+        return new Outcome.UnknownItem();
+    }
+
+    /** Counted once committed, like the Redis gate's orders. */
+    private void count(Outcome outcome, String orderCode) {
+        if (outcome instanceof Outcome.Accepted accepted) {
+            // a replay answers with the first order's code; that order was counted when it was written
+            if (accepted.answer().orderCode().equals(orderCode)) {
+                outcomes.accepted();
+            }
+        } else if (outcome instanceof Outcome.SoldOut) {
+            outcomes.soldOut();
+        } else if (outcome instanceof Outcome.LimitReached) {
+            outcomes.limitReached();
+        } else if (outcome instanceof Outcome.KeyReused) {
+            outcomes.rejected();
+        } else if (outcome instanceof Outcome.WrongGate) {
+            outcomes.wrongGate();
+        } else {
+            outcomes.unknownItem();
+        }
+    }
+}

@@ -1,0 +1,132 @@
+package io.flashstock.order.reconciliation;
+
+import io.flashstock.order.OrderApiIntegrationTest;
+import io.flashstock.order.reconciliation.ReconciliationReport.Invariant;
+import io.flashstock.order.reconciliation.ReconciliationReport.ItemReconciliation;
+import io.flashstock.order.reconciliation.ReconciliationReport.KafkaPosition;
+import io.flashstock.order.reconciliation.ReconciliationReport.PartitionPosition;
+import io.flashstock.order.stock.Gate;
+import io.flashstock.order.stock.StockKeys;
+import org.junit.jupiter.api.Test;
+import org.springframework.http.MediaType;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.web.client.MockRestServiceServer;
+import org.springframework.web.client.RestClient;
+
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.springframework.test.web.client.match.MockRestRequestMatchers.requestTo;
+import static org.springframework.test.web.client.response.MockRestResponseCreators.withSuccess;
+
+/**
+ * The report's first invariant follows the item's gate. The report is built over the real orders database
+ * and Redis, with Kafka (fully consumed) and stock-consumer's answer stood in for, so no pipeline has to run.
+ */
+class ReconciliationGatesIT extends OrderApiIntegrationTest {
+
+    private static final String STOCK_CONSUMER = "http://stock-consumer.test";
+    private static final int PARTITIONS = 3;
+
+    @DynamicPropertySource
+    static void infrastructure(DynamicPropertyRegistry registry) {
+        sharedInfrastructure(registry, "reconcile");
+    }
+
+    @Test
+    void aDbLockItemIsCheckedAgainstItsRowAndIsExactOnceDrained() {
+        String item = uniqueItem("db-reconcile");
+        setStock(item, 10, null, Gate.DB_LOCK);
+        assertThat(order(Gate.DB_LOCK, item, "ann", 3).status()).isEqualTo(200);
+        assertThat(order(Gate.DB_LOCK, item, "ben", 2).status()).isEqualTo(200);
+        relayed(item);
+
+        ItemReconciliation reconciled = report(item, 5, 2);
+
+        assertThat(reconciled.gate()).isEqualTo(Gate.DB_LOCK);
+        assertThat(reconciled.dbRemaining()).isEqualTo(5);
+        assertThat(reconciled.redisRemaining()).isNull();
+        assertThat(reconciled.expectedRemaining()).isEqualTo(5);
+        assertThat(byName(reconciled)).containsOnlyKeys(Reconciliation.DB_GATE_MATCHES_ORDERS,
+                Reconciliation.OUTBOX_MATCHES_ORDERS, Reconciliation.PIPELINE_DRAINED,
+                Reconciliation.STOCK_DB_MATCHES_ORDERS, Reconciliation.EVENTS_APPLIED_MATCH_ORDERS,
+                Reconciliation.NO_ANOMALIES);
+        assertThat(reconciled.invariants()).allSatisfy(i -> assertThat(i.holds()).as("%s", i).isTrue());
+
+        jdbc.sql("UPDATE stock_item SET db_remaining = db_remaining - 1 WHERE item_code = ?").param(item).update();
+        var tampered = byName(report(item, 5, 2));
+
+        assertThat(tampered.values().stream().filter(i -> !i.holds()).map(Invariant::name))
+                .containsExactly(Reconciliation.DB_GATE_MATCHES_ORDERS);
+        assertThat(tampered.get(Reconciliation.DB_GATE_MATCHES_ORDERS).actual()).isEqualTo(4);
+        assertThat(tampered.get(Reconciliation.DB_GATE_MATCHES_ORDERS).difference()).isEqualTo(-1);
+        assertThat(tampered.get(Reconciliation.DB_GATE_MATCHES_ORDERS).detail()).contains("db_remaining");
+    }
+
+    @Test
+    void aRedisItemIsStillCheckedAgainstRedis() {
+        String item = uniqueItem("redis-reconcile");
+        setStock(item, 10, null);
+        assertThat(order(Gate.REDIS, item, "cid", 4).status()).isEqualTo(200);
+        relayed(item);
+        redis.opsForValue().decrement(StockKeys.counter(item));
+
+        ItemReconciliation reconciled = report(item, 6, 1);
+
+        assertThat(reconciled.gate()).isEqualTo(Gate.REDIS);
+        assertThat(reconciled.dbRemaining()).isNull();
+        assertThat(reconciled.redisRemaining()).isEqualTo(5);
+        var invariants = byName(reconciled);
+        assertThat(invariants).containsKey(Reconciliation.REDIS_MATCHES_ORDERS)
+                .doesNotContainKey(Reconciliation.DB_GATE_MATCHES_ORDERS);
+        assertThat(invariants.values().stream().filter(i -> !i.holds()).map(Invariant::name))
+                .containsExactly(Reconciliation.REDIS_MATCHES_ORDERS);
+        assertThat(invariants.get(Reconciliation.REDIS_MATCHES_ORDERS).difference()).isEqualTo(-1);
+    }
+
+    /** What outbox-relay does: the item's outbox rows are published. */
+    private void relayed(String item) {
+        jdbc.sql("UPDATE outbox_event SET status = 'SENT' WHERE aggregate_key = ?").param(item).update();
+    }
+
+    /** The item's report, with every record consumed and stock-consumer reporting {@code quantity} left. */
+    private ItemReconciliation report(String item, long stockQuantity, long eventsApplied) {
+        var builder = RestClient.builder().baseUrl(STOCK_CONSUMER);
+        MockRestServiceServer.bindTo(builder).build()
+                .expect(requestTo(STOCK_CONSUMER + "/stock/items"))
+                .andRespond(withSuccess("[{\"itemCode\":\"" + item + "\",\"generation\":1,\"baseline\":10,"
+                        + "\"quantity\":" + stockQuantity + ",\"eventsApplied\":" + eventsApplied
+                        + ",\"anomalies\":0}]", MediaType.APPLICATION_JSON));
+        var reconciliation = new Reconciliation(jdbc, redis, new ConsumedKafka(), builder.build(), Clock.systemUTC());
+        var report = reconciliation.report(Optional.of(item));
+        assertThat(report.items()).hasSize(1);
+        return report.items().get(0);
+    }
+
+    private static Map<String, Invariant> byName(ItemReconciliation item) {
+        return item.invariants().stream().collect(Collectors.toMap(Invariant::name, i -> i));
+    }
+
+    /** A stock topic whose every record the consumer group has committed. */
+    private static final class ConsumedKafka extends KafkaPositions {
+
+        ConsumedKafka() {
+            super(null, new ReconciliationProperties(URI.create(STOCK_CONSUMER), "unused:9092", "stock-events",
+                    "stock-consumer", Duration.ofSeconds(1)));
+        }
+
+        @Override
+        KafkaPosition read() {
+            var partitions = IntStream.range(0, PARTITIONS)
+                    .mapToObj(p -> new PartitionPosition(p, 7, 7, 0)).toList();
+            return new KafkaPosition("stock-events", "stock-consumer", 21, 21, 0, 0, partitions);
+        }
+    }
+}
