@@ -1,5 +1,6 @@
 package io.flashstock.relay;
 
+import io.flashstock.testsupport.KafkaTopics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -25,14 +26,7 @@ public record TestTopic(String bootstrapServers, String name, int partitions) {
     public static TestTopic create(String bootstrapServers, String prefix, int partitions) {
         var topic = new TestTopic(bootstrapServers, prefix + "-" + UUID.randomUUID().toString().substring(0, 8),
                 partitions);
-        try (Admin admin = topic.admin()) {
-            admin.createTopics(List.of(new NewTopic(topic.name, partitions, (short) 1))).all().get();
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("could not create topic " + topic.name, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        KafkaTopics.create(bootstrapServers, List.of(new NewTopic(topic.name, partitions, (short) 1)));
         return topic;
     }
 

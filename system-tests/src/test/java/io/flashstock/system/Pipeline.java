@@ -1,10 +1,9 @@
 package io.flashstock.system;
 
 import io.flashstock.testsupport.FreePort;
+import io.flashstock.testsupport.KafkaTopics;
 import io.flashstock.testsupport.ServiceProcess;
 import io.flashstock.testsupport.TestInfrastructure;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -22,8 +21,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The three services as built jars, wired to databases, a topic and a consumer group of their own on the
@@ -88,13 +85,8 @@ final class Pipeline implements AutoCloseable {
     }
 
     private void createTopics() {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                infra.kafkaBootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1), new NewTopic(topic + "-dlt", 3, (short) 1)))
-                    .all().get(30, TimeUnit.SECONDS);
-        } catch (InterruptedException | ExecutionException | java.util.concurrent.TimeoutException e) {
-            throw new IllegalStateException("could not create topic " + topic, e);
-        }
+        KafkaTopics.create(infra.kafkaBootstrapServers(),
+                List.of(new NewTopic(topic, 3, (short) 1), new NewTopic(topic + "-dlt", 3, (short) 1)));
     }
 
     String orderApiUrl() {

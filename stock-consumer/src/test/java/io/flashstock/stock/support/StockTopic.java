@@ -3,6 +3,7 @@ package io.flashstock.stock.support;
 import io.flashstock.contract.StockEvent;
 import io.flashstock.contract.StockTopics;
 import io.flashstock.testsupport.TestInfrastructure;
+import io.flashstock.testsupport.KafkaTopics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -49,14 +50,9 @@ public final class StockTopic implements AutoCloseable {
     public static StockTopic create(String prefix, int partitions) {
         String bootstrap = TestInfrastructure.get().kafkaBootstrapServers();
         String name = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+        KafkaTopics.create(bootstrap, List.of(new NewTopic(name, partitions, (short) 1),
+                new NewTopic(StockTopics.deadLetterTopic(name), partitions, (short) 1)));
         Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
-        try {
-            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1),
-                    new NewTopic(StockTopics.deadLetterTopic(name), partitions, (short) 1))).all().get();
-        } catch (InterruptedException | ExecutionException e) {
-            admin.close();
-            throw new IllegalStateException("could not create topic " + name, e);
-        }
         var producer = new KafkaProducer<>(Map.<String, Object>of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 ProducerConfig.ACKS_CONFIG, "all",
