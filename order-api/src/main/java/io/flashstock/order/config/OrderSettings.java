@@ -18,6 +18,7 @@ import java.time.Duration;
  * @param reloadQuietPeriod how long an item must have taken no order before its Redis counter may be
  *                          rebuilt from the database, so that no order is in flight between the two
  * @param redis Redis client threads
+ * @param groupCommit how concurrent orders share database transactions
  */
 @ConfigurationProperties("flashstock.order")
 public record OrderSettings(
@@ -27,7 +28,8 @@ public record OrderSettings(
         @DefaultValue("24h") Duration idempotencyTtl,
         @DefaultValue("7d") Duration perUserTtl,
         @DefaultValue("2s") Duration reloadQuietPeriod,
-        @DefaultValue Redis redis) {
+        @DefaultValue Redis redis,
+        @DefaultValue GroupCommit groupCommit) {
 
     /** The item code column's width in the orders schema. */
     public static final int ITEM_CODE_COLUMN_WIDTH = 64;
@@ -50,5 +52,23 @@ public record OrderSettings(
      * @param computationThreads threads completing futures; 0 keeps Lettuce's default (one per core, at least 2)
      */
     public record Redis(@DefaultValue("0") int ioThreads, @DefaultValue("0") int computationThreads) {
+    }
+
+    /**
+     * Group commit of the Redis gate's orders: orders that arrive while a transaction is being written are
+     * written together in the next one (batched inserts, one commit), and each request is answered only
+     * after its own rows committed. Nothing waits to fill a batch: a batch is whatever queued meanwhile.
+     *
+     * @param writers transactions written at the same time (database connections used for orders);
+     *                0 writes every order in a transaction of its own
+     * @param maxBatch the most orders in one transaction
+     */
+    public record GroupCommit(@DefaultValue("2") int writers, @DefaultValue("64") int maxBatch) {
+
+        public GroupCommit {
+            if (writers < 0 || maxBatch < 1) {
+                throw new IllegalArgumentException("flashstock.order.group-commit needs writers >= 0 and max-batch >= 1");
+            }
+        }
     }
 }

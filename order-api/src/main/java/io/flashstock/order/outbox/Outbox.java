@@ -3,10 +3,13 @@ package io.flashstock.order.outbox;
 import io.flashstock.contract.OutboxStatus;
 import io.flashstock.contract.StockEvent;
 import io.flashstock.order.config.Utc;
-import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import tools.jackson.databind.ObjectWriter;
 import tools.jackson.databind.json.JsonMapper;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Writes events to {@code outbox_event}, from where outbox-relay publishes them. Always called inside the
@@ -20,20 +23,29 @@ public class Outbox {
                                       available_at, created_at)
             VALUES (?, ?, ?, ?, ?, 0, ?, ?)""";
 
-    private final JdbcClient jdbc;
+    private final JdbcTemplate jdbc;
     /** Written as the sealed interface, so the payload carries the {@code type} the consumer reads it by. */
     private final ObjectWriter eventWriter;
 
-    public Outbox(JdbcClient jdbc, JsonMapper jsonMapper) {
+    public Outbox(JdbcTemplate jdbc, JsonMapper jsonMapper) {
         this.jdbc = jdbc;
         this.eventWriter = jsonMapper.writerFor(StockEvent.class);
     }
 
     public void append(StockEvent event, OutboxStatus status) {
-        var at = Utc.toColumn(event.occurredAt());
-        jdbc.sql(INSERT)
-                .params(event.eventId().toString(), event.itemCode(), event.type(), payload(event), status.name(), at, at)
-                .update();
+        appendAll(List.of(event), List.of(status));
+    }
+
+    /** Appends several events with one batched statement (a multi-row insert, by the driver's rewrite). */
+    public void appendAll(List<StockEvent> events, List<OutboxStatus> statuses) {
+        List<Object[]> rows = new ArrayList<>(events.size());
+        for (int i = 0; i < events.size(); i++) {
+            StockEvent event = events.get(i);
+            var at = Utc.toColumn(event.occurredAt());
+            rows.add(new Object[]{event.eventId().toString(), event.itemCode(), event.type(), payload(event),
+                    statuses.get(i).name(), at, at});
+        }
+        jdbc.batchUpdate(INSERT, rows);
     }
 
     public String payload(StockEvent event) {

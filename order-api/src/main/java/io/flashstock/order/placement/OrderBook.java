@@ -1,20 +1,37 @@
 package io.flashstock.order.placement;
 
 import io.flashstock.contract.OutboxStatus;
+import io.flashstock.contract.StockEvent;
+import io.flashstock.order.config.OrderSettings;
 import io.flashstock.order.config.Utc;
 import io.flashstock.order.outbox.Outbox;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionStatus;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
  * Writes orders with their outbox rows, for both gates. Transactions are driven by hand because the caller
  * must know which way one failed: before the commit nothing was written; a failed commit may still have
  * committed, so the database is asked before anyone gives stock back or answers that the order failed.
+ * <p>
+ * The Redis gate's orders are group-committed: a request queues its order and, if one of the writer slots is
+ * free, writes everything queued so far as one transaction (batched inserts, one commit) on its own thread;
+ * otherwise it waits until a writer has written its order. Each request still returns only after its own
+ * rows committed, nothing waits to fill a batch, and a batch that fails is retried order by order, so one
+ * order's problem cannot fail another.
  */
 @Component
 class OrderBook {
@@ -24,31 +41,161 @@ class OrderBook {
                                         idempotency_key, created_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""";
 
+    /** A waiting request re-checks the writer slots this often, in case no writer woke it. */
+    private static final long HANDOFF_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
     private final JdbcClient jdbc;
+    /** For batched inserts, which JdbcClient does not offer; the driver rewrites them into one multi-row insert. */
+    private final JdbcTemplate batches;
     private final Outbox outbox;
     private final PlatformTransactionManager transactions;
+    private final OrderSettings.GroupCommit groupCommit;
+    private final ConcurrentLinkedQueue<Queued> queue = new ConcurrentLinkedQueue<>();
+    private final Semaphore writerSlots;
+    private final DistributionSummary batchSizes;
 
-    OrderBook(JdbcClient jdbc, Outbox outbox, PlatformTransactionManager transactions) {
+    OrderBook(JdbcClient jdbc, JdbcTemplate batches, Outbox outbox, PlatformTransactionManager transactions,
+              OrderSettings settings, MeterRegistry meters) {
         this.jdbc = jdbc;
+        this.batches = batches;
         this.outbox = outbox;
         this.transactions = transactions;
+        this.groupCommit = settings.groupCommit();
+        this.writerSlots = new Semaphore(groupCommit.writers());
+        this.batchSizes = DistributionSummary.builder("flashstock.order.batch.size")
+                .description("Orders written by one group-committed transaction").register(meters);
     }
 
-    /** Writes an order the Redis gate let through, with its outbox row, in a transaction of its own. */
+    /** Writes an order the Redis gate let through, with its outbox row; returns once it is committed. */
     void write(PlacedOrder order, OutboxStatus outboxStatus) {
-        inTransaction(order.orderCode(), () -> {
-            insert(order, outboxStatus);
-            return null;
-        });
+        if (groupCommit.writers() == 0) {
+            inTransaction(order.orderCode(), () -> {
+                insert(order, outboxStatus);
+                return null;
+            });
+            return;
+        }
+        Queued mine = new Queued(order, outboxStatus);
+        queue.add(mine);
+        while (!mine.done) {
+            // once a writer has taken this order, only its outcome is awaited: trying the slots again
+            // would spin on an empty queue until that writer's commit returns
+            if (!mine.taken && writerSlots.tryAcquire()) {
+                try {
+                    writeBatch(drainQueue());
+                } finally {
+                    writerSlots.release();
+                    // a request that found every slot taken may be parked: wake the next in line
+                    Queued next = queue.peek();
+                    if (next != null) {
+                        LockSupport.unpark(next.waiter);
+                    }
+                }
+            } else {
+                LockSupport.parkNanos(this, HANDOFF_CHECK_NANOS);
+            }
+        }
+        if (mine.failure != null) {
+            throw mine.failure;
+        }
     }
 
     /** Inserts the order and its outbox row; only inside {@link #inTransaction}. */
     void insert(PlacedOrder order, OutboxStatus outboxStatus) {
-        var command = order.command();
-        jdbc.sql(INSERT_ORDER).params(order.orderCode(), order.eventId().toString(), command.itemCode(),
-                order.generation(), command.userId(), command.quantity(), order.remaining(),
-                command.idempotencyKey(), Utc.toColumn(order.createdAt())).update();
-        outbox.append(order.event(), outboxStatus);
+        insertAll(List.of(order), List.of(outboxStatus));
+    }
+
+    private void insertAll(List<PlacedOrder> orders, List<OutboxStatus> statuses) {
+        List<Object[]> rows = new ArrayList<>(orders.size());
+        List<StockEvent> events = new ArrayList<>(orders.size());
+        for (PlacedOrder order : orders) {
+            var command = order.command();
+            rows.add(new Object[]{order.orderCode(), order.eventId().toString(), command.itemCode(),
+                    order.generation(), command.userId(), command.quantity(), order.remaining(),
+                    command.idempotencyKey(), Utc.toColumn(order.createdAt())});
+            events.add(order.event());
+        }
+        batches.batchUpdate(INSERT_ORDER, rows);
+        outbox.appendAll(events, statuses);
+    }
+
+    private List<Queued> drainQueue() {
+        List<Queued> batch = new ArrayList<>();
+        Queued next;
+        while (batch.size() < groupCommit.maxBatch() && (next = queue.poll()) != null) {
+            next.taken = true;
+            batch.add(next);
+        }
+        return batch;
+    }
+
+    /** Writes a batch in one transaction; every order of it is finished, whatever happens. */
+    private void writeBatch(List<Queued> batch) {
+        if (batch.isEmpty()) {
+            return;
+        }
+        batchSizes.record(batch.size());
+        try {
+            inTransaction(batch.get(0).order.orderCode(), () -> {
+                insertAll(batch.stream().map(Queued::order).toList(), batch.stream().map(Queued::status).toList());
+                return null;
+            });
+            batch.forEach(q -> q.finish(null));
+        } catch (NotWritten notWritten) {
+            if (batch.size() == 1) {
+                batch.get(0).finish(notWritten);
+            } else {
+                batch.forEach(q -> q.finish(writeAlone(q)));
+            }
+        } catch (OutcomeUnknown unknown) {
+            // the commit failed and could not be confirmed: all of the batch or none of it is in
+            batch.forEach(q -> q.finish(unknown));
+        } finally {
+            IllegalStateException abandoned = new IllegalStateException("order batch ended without an outcome");
+            batch.stream().filter(q -> !q.done).forEach(q -> q.finish(new OutcomeUnknown(abandoned)));
+        }
+    }
+
+    private RuntimeException writeAlone(Queued queued) {
+        try {
+            inTransaction(queued.order.orderCode(), () -> {
+                insert(queued.order, queued.status);
+                return null;
+            });
+            return null;
+        } catch (NotWritten | OutcomeUnknown e) {
+            return e;
+        }
+    }
+
+    /** An order waiting to be written, and the request thread waiting for it. */
+    private static final class Queued {
+        private final PlacedOrder order;
+        private final OutboxStatus status;
+        private final Thread waiter = Thread.currentThread();
+        private RuntimeException failure;
+        private volatile boolean taken;
+        private volatile boolean done;
+
+        Queued(PlacedOrder order, OutboxStatus status) {
+            this.order = order;
+            this.status = status;
+        }
+
+        PlacedOrder order() {
+            return order;
+        }
+
+        OutboxStatus status() {
+            return status;
+        }
+
+        /** Sets the outcome (null: committed) before {@code done}, whose volatile write publishes it. */
+        void finish(RuntimeException outcome) {
+            failure = outcome;
+            done = true;
+            LockSupport.unpark(waiter);
+        }
     }
 
     /**

@@ -4,9 +4,9 @@ import io.flashstock.order.config.OrderSettings;
 import io.flashstock.order.stock.StockKeys;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import io.flashstock.order.stock.RedisScripts;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.stereotype.Component;
 
@@ -23,9 +23,9 @@ class StockGate {
 
     @SuppressWarnings("rawtypes")
     private static final RedisScript<List> TAKE =
-            RedisScript.of(new ClassPathResource("redis/take-stock.lua"), List.class);
+            RedisScripts.load("take-stock.lua", List.class);
     private static final RedisScript<Long> GIVE_BACK =
-            RedisScript.of(new ClassPathResource("redis/give-back.lua"), Long.class);
+            RedisScripts.load("give-back.lua", Long.class);
 
     private final StringRedisTemplate redis;
     private final String idempotencyTtlMillis;

@@ -2,7 +2,6 @@ package io.flashstock.order.stock;
 
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -27,7 +26,7 @@ class StockCounters {
 
     /** Per-user counters written per pipeline, so a big sale's reload never sends one huge batch. */
     private static final int USER_BATCH = 1_000;
-    private static final RedisScript<Long> LOAD = RedisScript.of(new ClassPathResource("redis/load-stock.lua"),
+    private static final RedisScript<Long> LOAD = RedisScripts.load("load-stock.lua",
             Long.class);
 
     private final StringRedisTemplate redis;

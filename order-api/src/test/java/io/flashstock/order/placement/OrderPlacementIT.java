@@ -121,6 +121,23 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
     }
 
     @Test
+    void concurrentOrdersShareTransactionsAndEachIsCommitted() throws Exception {
+        String item = uniqueItem("group-commit");
+        setStock(item, 10_000, null);
+        var batches = meters.get("flashstock.order.batch.size").summary();
+        long batchesBefore = batches.count();
+        double ordersBefore = batches.totalAmount();
+
+        List<ApiClient.Answer> answers = concurrently(CLIENTS, 600, i -> api().order(item, "user-" + i, 1));
+
+        assertThat(answers).allMatch(a -> a.status() == 200);
+        assertThat(orderCount(item)).isEqualTo(600);
+        assertThat(outboxCount(item, StockDeducted.TYPE)).isEqualTo(600);
+        assertThat(batches.totalAmount() - ordersBefore).isEqualTo(600);
+        assertThat(batches.count() - batchesBefore).as("transactions for 600 concurrent orders").isLessThan(600);
+    }
+
+    @Test
     void mixedQuantitiesTakeWhatTheyAskAndNeverOversell() throws Exception {
         String item = uniqueItem("mixed");
         setStock(item, 50, null);
