@@ -64,6 +64,7 @@ class RunOptions:
     item: str = "1234"
     stock: int = 1_000_000
     quantity: int = 1
+    gate: str = "redis"
     build: bool = True
     restart: bool = True
     drain_timeout_s: float = 120.0
@@ -92,9 +93,12 @@ def prepare_services(opts: RunOptions) -> None:
         log(f"services ready in {time.monotonic() - started:.1f} s with {opts.settings.env() or 'defaults'}")
 
 
-def reset_stock(item: str, stock: int) -> None:
+ORDER_PATHS = {"redis": "/order/stock/limit", "db-lock": "/order/stock/limit/db-lock"}
+
+
+def reset_stock(item: str, stock: int, gate: str = "redis") -> None:
     r = requests.put(f"http://127.0.0.1:{SERVICES['order-api']}/admin/items/{item}/stock",
-                     json={"quantity": stock, "perUserLimit": None}, headers=admin_headers(), timeout=10)
+                     json={"quantity": stock, "perUserLimit": None, "gate": gate}, headers=admin_headers(), timeout=10)
     r.raise_for_status()
     # the stock database follows the reset through Kafka; wait for it so the run starts from a known state
     wait_until(lambda: stock_item(item).get("baseline") == stock and stock_item(item).get("eventsApplied") == 0,
@@ -123,7 +127,7 @@ def run_locust(opts: RunOptions, out: Path) -> tuple[float, float, dict]:
     result_file = out / "result.json"
     env = {**os.environ, "ITEM_CODE": opts.item, "QUANTITY": str(opts.quantity), "REQUESTS": str(opts.requests),
            "TARGET_RPS": str(opts.rps), "ARRIVALS": opts.arrivals, "USERS": str(users),
-           "RESULT_FILE": str(result_file), "PYTHONPATH": str(ROOT / "locust")}
+           "RESULT_FILE": str(result_file), "PYTHONPATH": str(ROOT / "locust"), "ORDER_PATH": ORDER_PATHS[opts.gate]}
     # an upper bound only: the scenario stops by itself after exactly REQUESTS answers
     max_run_s = int(opts.requests / opts.rps * 3) + 60
     spawn_rate = users if opts.arrivals == "burst" else max(users, 1)
@@ -178,7 +182,7 @@ def run(opts: RunOptions) -> RunResult:
     out = opts.out or ROOT / "results" / f"{stamp}-{opts.name}"
     out.mkdir(parents=True, exist_ok=True)
     prepare_services(opts)
-    reset_stock(opts.item, opts.stock)
+    reset_stock(opts.item, opts.stock, opts.gate)
 
     start, end, result = run_locust(opts, out)
     accepted = result["statuses"].get("200", 0)
@@ -211,7 +215,7 @@ def run(opts: RunOptions) -> RunResult:
         f"- date: {stamp}; machine: {os.cpu_count()} cores, {platform.platform()}; everything, Locust included, on one box",
         f"- command: `scripts/bench {' '.join(sys.argv[1:])}`".rstrip(),
         f"- service settings: {opts.settings.env() or 'defaults'}",
-        f"- item {opts.item}, stock {opts.stock:,}, quantity {opts.quantity}",
+        f"- item {opts.item}, stock {opts.stock:,}, quantity {opts.quantity}, gate {opts.gate} ({ORDER_PATHS[opts.gate]})",
         "",
         report.percentile_table([(opts.name, stats)]),
         "",
@@ -243,6 +247,8 @@ def parse_args(argv: list[str]) -> RunOptions:
     p.add_argument("--item", default="1234")
     p.add_argument("--stock", type=int, default=1_000_000)
     p.add_argument("--quantity", type=int, default=1)
+    p.add_argument("--gate", choices=tuple(ORDER_PATHS), default="redis",
+                   help="redis: the engine; db-lock: the SELECT … FOR UPDATE baseline")
     p.add_argument("--tomcat-threads", type=int)
     p.add_argument("--hikari-pool", type=int)
     p.add_argument("--warmup", type=int, help="warm-up requests (0 = off)")
@@ -255,7 +261,7 @@ def parse_args(argv: list[str]) -> RunOptions:
     a = p.parse_args(argv)
     return RunOptions(
         name=a.name, requests=a.requests, rps=a.rps, arrivals=a.arrivals, users=a.users, item=a.item,
-        stock=a.stock, quantity=a.quantity, build=not a.no_build, restart=not a.no_restart,
+        stock=a.stock, quantity=a.quantity, gate=a.gate, build=not a.no_build, restart=not a.no_restart,
         drain_timeout_s=a.drain_timeout, out=a.out,
         settings=ServiceSettings(tomcat_threads=a.tomcat_threads, hikari_pool=a.hikari_pool,
                                  warmup_requests=a.warmup,
