@@ -1,0 +1,123 @@
+package io.flashstock.system;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Clients that misbehave on the wire, against the real jars: a 10 MB body, a client that sends its body a
+ * byte at a time, and hostile paths on stock-consumer's endpoint. Each gets a 4xx (or is cut off), other
+ * clients are served meanwhile, and nothing is sold or changed.
+ */
+class HostileClientsIT {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static Pipeline pipeline;
+    private static String item;
+
+    @BeforeAll
+    static void startPipeline() {
+        pipeline = new Pipeline(Map.of("FLASHSTOCK_WARMUP_ENABLED", "false"));
+        item = "hostile-" + UUID.randomUUID().toString().substring(0, 8);
+        pipeline.resetStock(item, 1_000);
+    }
+
+    @AfterAll
+    static void stopPipeline() {
+        if (pipeline != null) {
+            pipeline.close();
+        }
+    }
+
+    @Test
+    void aTenMegabyteBodyIsRefusedBeforeItIsRead() throws IOException {
+        byte[] body = new byte[10 * 1024 * 1024];
+        java.util.Arrays.fill(body, (byte) ' ');
+        long started = System.nanoTime();
+
+        HttpResponse<String> response = pipeline.send(HttpRequest.newBuilder(
+                        URI.create(pipeline.orderApiUrl() + "/order/stock/limit"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build());
+
+        assertThat(response.statusCode()).isEqualTo(413);
+        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
+                type -> assertThat(type).startsWith("application/problem+json"));
+        assertThat(JSON.readTree(response.body()).get("code").asString()).isEqualTo("BODY_TOO_LARGE");
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+        assertNothingSold();
+    }
+
+    @Test
+    void aClientTricklingItsBodyIsCutOffWhileOthersAreServed() throws Exception {
+        URI api = URI.create(pipeline.orderApiUrl());
+        try (Socket slow = new Socket(api.getHost(), api.getPort())) {
+            slow.setSoTimeout(30_000);
+            OutputStream out = slow.getOutputStream();
+            String body = "{\"itemCode\":\"" + item + "\",\"userId\":\"slow\",\"quantity\":1}";
+            out.write(("POST /order/stock/limit HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: " + body.length() + "\r\n\r\n" + body.charAt(0)).getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            long started = System.nanoTime();
+
+            // while the slow client holds its connection, ordinary clients get quick answers
+            for (int i = 0; i < 20; i++) {
+                long t = System.nanoTime();
+                assertThat(pipeline.send(HttpRequest.newBuilder(URI.create(pipeline.orderApiUrl()
+                        + "/actuator/health/readiness")).GET().build()).statusCode()).isEqualTo(200);
+                assertThat(Duration.ofNanos(System.nanoTime() - t)).isLessThan(Duration.ofSeconds(1));
+            }
+
+            // the server gives up on the trickle (Tomcat's connection timeout) instead of holding a thread forever
+            String answer = readUntilClosed(slow.getInputStream());
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(30));
+            assertThat(answer).doesNotStartWith("HTTP/1.1 200");
+        }
+        assertNothingSold();
+    }
+
+    @Test
+    void hostilePathsOnStockConsumerGetProblemAnswers() {
+        for (String path : new String[]{"/stock/items/" + "a".repeat(10_000), "/stock/items/k%C3%A4se",
+                "/stock/items/%00", "/stock/items/..%2F..%2Fetc"}) {
+            HttpResponse<String> response = pipeline.send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + pipeline.consumer.port() + path)).GET().build());
+            assertThat(response.statusCode()).as(path).isBetween(400, 499);
+        }
+        assertThat(pipeline.stockItem(item)).isNotNull();
+    }
+
+    private static void assertNothingSold() {
+        await().atMost(Duration.ofSeconds(30)).until(() -> pipeline.stockItem(item) != null);
+        JsonNode stock = pipeline.stockItem(item);
+        assertThat(stock.get("quantity").asLong()).isEqualTo(1_000);
+        assertThat(pipeline.countInOrders("SELECT COUNT(*) FROM purchase_order WHERE item_code = ?", item)).isZero();
+    }
+
+    private static String readUntilClosed(InputStream in) throws IOException {
+        var answer = new StringBuilder();
+        byte[] buffer = new byte[1024];
+        int n;
+        while ((n = in.read(buffer)) >= 0) {
+            answer.append(new String(buffer, 0, n, StandardCharsets.ISO_8859_1));
+        }
+        return answer.toString();
+    }
+}
