@@ -179,7 +179,8 @@ class RunResult:
 
 def run(opts: RunOptions) -> RunResult:
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    out = opts.out or ROOT / "results" / f"{stamp}-{opts.name}"
+    # absolute: Locust runs in this folder, and relative paths given to it would nest
+    out = (opts.out or ROOT / "results" / f"{stamp}-{opts.name}").resolve()
     out.mkdir(parents=True, exist_ok=True)
     prepare_services(opts)
     reset_stock(opts.item, opts.stock, opts.gate)
