@@ -99,7 +99,7 @@ def plot_run(history: Iterable[dict], out_dir: Path, title: str) -> list[Path]:
     ax.set_yscale("log")
     ax.set_xlabel("seconds since start")
     ax.set_ylabel("response time (ms, log scale)")
-    ax.set_title(f"{title}: latency percentiles (Locust, cumulative window)")
+    ax.set_title(f"{title}: latency percentiles (Locust, last 10 s at each point)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     path = out_dir / "latency.png"
