@@ -17,7 +17,6 @@ import org.springframework.web.client.RestClientException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -58,7 +57,6 @@ public class Reconciliation {
     public ReconciliationReport report(Optional<String> itemCode) {
         List<Baseline> baselines = baselines(itemCode);
         Map<String, OrderTotals> totals = orderTotals(itemCode);
-        Map<String, Map<String, Long>> outboxStatus = outboxStatus(itemCode);
         KafkaPosition position = kafka.read();
         StockLedger ledger = stockLedger();
         long unsentEverywhere = orders.sql("SELECT COUNT(*) FROM outbox_event WHERE status = ?")
@@ -67,14 +65,13 @@ public class Reconciliation {
 
         List<ItemReconciliation> items = new ArrayList<>();
         for (Baseline b : baselines) {
-            items.add(reconcile(b, totals.getOrDefault(b.itemCode(), OrderTotals.NONE),
-                    outboxStatus.getOrDefault(b.itemCode(), Map.of()), position, ledger));
+            items.add(reconcile(b, totals.getOrDefault(b.itemCode(), OrderTotals.NONE), position, ledger));
         }
         boolean exact = items.stream().flatMap(i -> i.invariants().stream()).allMatch(Invariant::holds);
         return new ReconciliationReport(clock.instant(), exact, drained, position, items);
     }
 
-    private ItemReconciliation reconcile(Baseline b, OrderTotals t, Map<String, Long> status, KafkaPosition position,
+    private ItemReconciliation reconcile(Baseline b, OrderTotals t, KafkaPosition position,
                                          StockLedger ledger) {
         StockLedgerEntry stock = ledger.entries().get(b.itemCode());
         long expectedRemaining = b.baseline() - t.quantity();
@@ -84,8 +81,8 @@ public class Reconciliation {
                 : KafkaPositions.partitionOf(b.itemCode(), position.partitions().size());
         long partitionLag = position.partitions().stream().filter(p -> p.partition() == partition)
                 .mapToLong(PartitionPosition::lag).sum();
-        long unsent = status.getOrDefault(OutboxStatus.NEW.name(), 0L);
-        long dead = status.getOrDefault(OutboxStatus.DEAD.name(), 0L);
+        long unsent = t.unsent();
+        long dead = t.dead();
 
         List<Invariant> invariants = new ArrayList<>();
         invariants.add(b.gate() == Gate.DB_LOCK ? dbGateInvariant(b, expectedRemaining)
@@ -110,7 +107,7 @@ public class Reconciliation {
         return new ItemReconciliation(b.itemCode(), b.gate(), b.generation(), b.baseline(), b.perUserLimit(),
                 redisRemaining, b.dbRemaining(), expectedRemaining, new Totals(t.count(), t.quantity()),
                 new OutboxCounts(t.withOutboxRow(), t.quantityWithOutboxRow(), unsent,
-                        status.getOrDefault(OutboxStatus.SENT.name(), 0L), dead),
+                        t.sent(), dead),
                 partition, partitionLag, stock, invariants);
     }
 
@@ -130,8 +127,10 @@ public class Reconciliation {
                             Long dbRemaining) {
     }
 
-    private record OrderTotals(long count, long quantity, long withOutboxRow, long quantityWithOutboxRow) {
-        static final OrderTotals NONE = new OrderTotals(0, 0, 0, 0);
+    /** An item's orders of its current generation, and the states of their outbox rows. */
+    private record OrderTotals(long count, long quantity, long withOutboxRow, long quantityWithOutboxRow,
+                               long unsent, long sent, long dead) {
+        static final OrderTotals NONE = new OrderTotals(0, 0, 0, 0, 0, 0, 0);
     }
 
     private List<Baseline> baselines(Optional<String> itemCode) {
@@ -147,26 +146,19 @@ public class Reconciliation {
     private Map<String, OrderTotals> orderTotals(Optional<String> itemCode) {
         return orders.sql("""
                         SELECT o.item_code, COUNT(*), COALESCE(SUM(o.quantity), 0), COUNT(e.id),
-                               COALESCE(SUM(CASE WHEN e.id IS NULL THEN 0 ELSE o.quantity END), 0)
+                               COALESCE(SUM(CASE WHEN e.id IS NULL THEN 0 ELSE o.quantity END), 0),
+                               COALESCE(SUM(CASE WHEN e.status = 'NEW' THEN 1 ELSE 0 END), 0),
+                               COALESCE(SUM(CASE WHEN e.status = 'SENT' THEN 1 ELSE 0 END), 0),
+                               COALESCE(SUM(CASE WHEN e.status = 'DEAD' THEN 1 ELSE 0 END), 0)
                         FROM purchase_order o
                         JOIN stock_item s ON s.item_code = o.item_code AND s.generation = o.generation
                         LEFT JOIN outbox_event e ON e.event_id = o.event_id
                         """ + itemCode.map(c -> " WHERE o.item_code = :item").orElse("") + " GROUP BY o.item_code")
                 .params(itemParams(itemCode))
                 .query((rs, n) -> Map.entry(rs.getString(1),
-                        new OrderTotals(rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5))))
+                        new OrderTotals(rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5), rs.getLong(6),
+                                rs.getLong(7), rs.getLong(8))))
                 .list().stream().collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
-    }
-
-    private Map<String, Map<String, Long>> outboxStatus(Optional<String> itemCode) {
-        Map<String, Map<String, Long>> out = new HashMap<>();
-        orders.sql("SELECT aggregate_key, status, COUNT(*) FROM outbox_event"
-                        + itemCode.map(c -> " WHERE aggregate_key = :item").orElse("") + " GROUP BY aggregate_key, status")
-                .params(itemParams(itemCode))
-                .query(rs -> {
-                    out.computeIfAbsent(rs.getString(1), k -> new HashMap<>()).put(rs.getString(2), rs.getLong(3));
-                });
-        return out;
     }
 
     /** What stock-consumer reports, or why it could not. */
