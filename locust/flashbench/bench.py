@@ -144,6 +144,32 @@ def run_locust(opts: RunOptions, out: Path) -> tuple[float, float, dict]:
     return start, end, json.loads(result_file.read_text())
 
 
+def end_to_end_latency() -> dict:
+    """Order accepted → applied in the stock database: p50/p99/max (ms) from stock-consumer's histogram
+    `stock.event.latency`, which covers everything it applied since it started (the services restart per run)."""
+    try:
+        text = requests.get(f"http://127.0.0.1:{SERVICES['stock-consumer']}/actuator/prometheus", timeout=10).text
+    except requests.RequestException:
+        return {}
+    buckets, maximum = [], None
+    for line in text.splitlines():
+        if line.startswith("stock_event_latency_seconds_bucket{"):
+            le = line.split('le="', 1)[1].split('"', 1)[0]
+            buckets.append((float("inf") if le == "+Inf" else float(le), float(line.rsplit(" ", 1)[1])))
+        elif line.startswith("stock_event_latency_seconds_max{"):
+            maximum = float(line.rsplit(" ", 1)[1])
+    if not buckets or buckets[-1][1] == 0:
+        return {}
+    buckets.sort()
+    total = buckets[-1][1]
+
+    def upper_bound(q: float) -> float:
+        return next(le for le, count in buckets if count >= q * total)
+
+    return {"events": int(total), "p50_ms": upper_bound(0.5) * 1000, "p99_ms": upper_bound(0.99) * 1000,
+            "max_ms": (maximum or 0) * 1000}
+
+
 def process_memory() -> dict:
     """Resident and peak resident memory (MiB) of every process the stack started."""
     state = Path(os.environ.get("FLASHSTOCK_STATE", ROOT / ".stack"))
@@ -204,6 +230,7 @@ def run(opts: RunOptions) -> RunResult:
     plots = report.plot_run(report.read_history(out / "locust_stats_history.csv"), out, opts.name)
     settings = {"options": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(opts).items()},
                 "service_env": opts.settings.env(), "services": service_info(), "memory_mib": process_memory(),
+                "end_to_end_latency": end_to_end_latency(),
                 "machine": {"cores": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()},
                 "date": stamp}
     (out / "settings.json").write_text(json.dumps(settings, indent=2, default=str))
@@ -225,6 +252,9 @@ def run(opts: RunOptions) -> RunResult:
         f"- drain (last response → stock database applied): {drain_s:.2f} s" if drained_ok
         else f"- drain: NOT DRAINED within {opts.drain_timeout_s:.0f} s",
         f"- reconciliation: {'exact' if reconcile.returncode == 0 else 'FAILED'} (see reconciliation.md)",
+        "- end-to-end latency (order accepted → applied in the stock database; histogram bucket bounds): "
+        + (", ".join(f"{k.replace('_ms', '')} {v:.0f} ms" for k, v in settings["end_to_end_latency"].items() if k != "events")
+           or "not available"),
         f"- memory (MiB, RSS / peak): " + ", ".join(f"{k} {v.get('VmRSS')}/{v.get('VmHWM')}"
                                                    for k, v in settings["memory_mib"].items()),
         f"- plots: " + ", ".join(p.name for p in plots),
