@@ -70,6 +70,7 @@ class RunOptions:
     drain_timeout_s: float = 120.0
     out: Path | None = None
     settings: ServiceSettings = field(default_factory=ServiceSettings)
+    command: str = "scripts/bench"
 
 
 def log(message: str) -> None:
@@ -241,7 +242,7 @@ def run(opts: RunOptions) -> RunResult:
         f"# {opts.name}: {opts.requests:,} requests at {opts.rps:g}/s ({opts.arrivals} arrivals)",
         "",
         f"- date: {stamp}; machine: {os.cpu_count()} cores, {platform.platform()}; everything, Locust included, on one box",
-        f"- command: `scripts/bench {' '.join(sys.argv[1:])}`".rstrip(),
+        f"- command: `{opts.command}`",
         f"- service settings: {opts.settings.env() or 'defaults'}",
         f"- item {opts.item}, stock {opts.stock:,}, quantity {opts.quantity}, gate {opts.gate} ({ORDER_PATHS[opts.gate]})",
         "",
@@ -292,6 +293,7 @@ def parse_args(argv: list[str]) -> RunOptions:
     a = p.parse_args(argv)
     return RunOptions(
         name=a.name, requests=a.requests, rps=a.rps, arrivals=a.arrivals, users=a.users, item=a.item,
+        command=" ".join(["scripts/bench", *argv]),
         stock=a.stock, quantity=a.quantity, gate=a.gate, build=not a.no_build, restart=not a.no_restart,
         drain_timeout_s=a.drain_timeout, out=a.out,
         settings=ServiceSettings(tomcat_threads=a.tomcat_threads, hikari_pool=a.hikari_pool,

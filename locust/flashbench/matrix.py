@@ -30,8 +30,9 @@ def options_for(entry: dict, defaults: dict, out: Path, build: bool) -> RunOptio
                                warmup_requests=merged.get("warmup"), virtual_threads=merged.get("virtual_threads"),
                                lock_mode=merged.get("lock_mode"))
     run_settings = {k: merged[k] for k in RUN_KEYS if k in merged}
+    command = f"scripts/bench-matrix {' '.join(sys.argv[1:])} (entry {entry['name']})"
     return replace(RunOptions(), name=entry["name"], out=out / entry["name"], build=build, settings=settings,
-                   **run_settings)
+                   command=command, **run_settings)
 
 
 def main(argv: list[str] | None = None) -> int:
