@@ -162,6 +162,17 @@ class StockConsumerIT {
     }
 
     @Test
+    void itemCodesNoRowCanHaveAreRefusedWith400() {
+        for (String path : new String[]{"/stock/items/k%C3%A4se", "/stock/items/" + "a".repeat(65),
+                "/stock/anomalies?itemCode=k%C3%A4se"}) {
+            Http.Answer answer = Http.get(port, path);
+            assertThat(answer.status()).as(path).isEqualTo(400);
+            assertThat(answer.contentType()).as(path).startsWith("application/problem+json");
+            assertThat(answer.body().get("code").asString()).as(path).isEqualTo("INVALID_REQUEST");
+        }
+    }
+
+    @Test
     void lagLockWaitAndLatencyAreMeasured() {
         String item = Events.item("metrics");
         topic.send(reset(item, 10, 1), deducted(item, 1, 1));

@@ -1,5 +1,6 @@
 package io.flashstock.order.config;
 
+import io.flashstock.contract.ItemCodes;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
@@ -31,16 +32,13 @@ public record OrderSettings(
         @DefaultValue Redis redis,
         @DefaultValue GroupCommit groupCommit) {
 
-    /** The item code column's width in the orders schema. */
-    public static final int ITEM_CODE_COLUMN_WIDTH = 64;
-
     public OrderSettings {
         if (maxQuantity < 1) {
             throw new IllegalArgumentException("flashstock.order.max-quantity must be at least 1: " + maxQuantity);
         }
-        if (itemCodeMaxLength < 1 || itemCodeMaxLength > ITEM_CODE_COLUMN_WIDTH) {
+        if (itemCodeMaxLength < 1 || itemCodeMaxLength > ItemCodes.MAX_LENGTH) {
             throw new IllegalArgumentException("flashstock.order.item-code-max-length must be 1.."
-                    + ITEM_CODE_COLUMN_WIDTH + ": " + itemCodeMaxLength);
+                    + ItemCodes.MAX_LENGTH + ": " + itemCodeMaxLength);
         }
     }
 

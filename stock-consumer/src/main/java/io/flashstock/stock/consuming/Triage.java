@@ -1,5 +1,6 @@
 package io.flashstock.stock.consuming;
 
+import io.flashstock.contract.ItemCodes;
 import io.flashstock.contract.StockEvent;
 import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -12,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Pattern;
 
 /**
  * A polled batch split into the events to apply and the records to dead-letter. A record is rejected when its
@@ -21,8 +21,6 @@ import java.util.regex.Pattern;
  */
 record Triage(List<StockEvent> events, List<Rejected> rejected) {
 
-    /** Item codes are keys of ascii columns of at most 64 characters, as in the orders database. */
-    private static final Pattern ITEM_CODE = Pattern.compile("[\\x21-\\x7E]{1,64}");
     private static final LogAccessor LOG = new LogAccessor(LogFactory.getLog(Triage.class));
 
     record Rejected(ConsumerRecord<String, StockEvent> record, Exception reason) {
@@ -58,8 +56,9 @@ record Triage(List<StockEvent> events, List<Rejected> rejected) {
         if (event == null) {
             return new InvalidStockEventException("record has no value");
         }
-        if (!ITEM_CODE.matcher(event.itemCode()).matches()) {
-            return new InvalidStockEventException("item code is not 1 to 64 printable ascii characters");
+        if (!ItemCodes.isStorable(event.itemCode())) {
+            return new InvalidStockEventException(
+                    "item code is not 1 to " + ItemCodes.MAX_LENGTH + " printable ascii characters");
         }
         if (!event.itemCode().equals(record.key())) {
             return new InvalidStockEventException(

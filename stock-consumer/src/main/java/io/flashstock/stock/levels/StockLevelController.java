@@ -1,5 +1,6 @@
 package io.flashstock.stock.levels;
 
+import io.flashstock.contract.ItemCodes;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -24,7 +25,7 @@ class StockLevelController {
 
     @GetMapping("/items/{itemCode}")
     StockLevelView item(@PathVariable String itemCode) {
-        return queries.find(itemCode).orElseThrow(() -> new UnknownItemException(itemCode));
+        return queries.find(storable(itemCode)).orElseThrow(() -> new UnknownItemException(itemCode));
     }
 
     @GetMapping("/items")
@@ -36,6 +37,14 @@ class StockLevelController {
     @GetMapping("/anomalies")
     List<AnomalyView> anomalies(@RequestParam(required = false) String itemCode,
                                 @RequestParam(defaultValue = "1000") int limit) {
-        return queries.anomalies(itemCode, Math.max(1, Math.min(limit, MAX_ANOMALIES)));
+        return queries.anomalies(itemCode == null ? null : storable(itemCode),
+                Math.max(1, Math.min(limit, MAX_ANOMALIES)));
+    }
+
+    private static String storable(String itemCode) {
+        if (!ItemCodes.isStorable(itemCode)) {
+            throw new InvalidItemCodeException();
+        }
+        return itemCode;
     }
 }
