@@ -20,6 +20,7 @@ import java.time.Duration;
  *                          rebuilt from the database, so that no order is in flight between the two
  * @param redis Redis client threads
  * @param groupCommit how concurrent orders share database transactions
+ * @param outage how orders are refused while the orders database is unreachable
  */
 @ConfigurationProperties("flashstock.order")
 public record OrderSettings(
@@ -30,7 +31,8 @@ public record OrderSettings(
         @DefaultValue("7d") Duration perUserTtl,
         @DefaultValue("2s") Duration reloadQuietPeriod,
         @DefaultValue Redis redis,
-        @DefaultValue GroupCommit groupCommit) {
+        @DefaultValue GroupCommit groupCommit,
+        @DefaultValue Outage outage) {
 
     public OrderSettings {
         if (maxQuantity < 1) {
@@ -66,6 +68,22 @@ public record OrderSettings(
         public GroupCommit {
             if (writers < 0 || maxBatch < 1) {
                 throw new IllegalArgumentException("flashstock.order.group-commit needs writers >= 0 and max-batch >= 1");
+            }
+        }
+    }
+
+    /**
+     * While the orders database is unreachable (the last write could not get a connection), new orders are
+     * answered 503 at once, before they take stock from Redis, instead of each waiting out the pool's
+     * connection timeout behind the others.
+     *
+     * @param retryAfter how long orders are refused before one write tries the database again
+     */
+    public record Outage(@DefaultValue("1s") Duration retryAfter) {
+
+        public Outage {
+            if (retryAfter.isNegative() || retryAfter.isZero()) {
+                throw new IllegalArgumentException("flashstock.order.outage.retry-after must be positive: " + retryAfter);
             }
         }
     }

@@ -5,6 +5,7 @@ import io.flashstock.contract.StockEvent;
 import io.flashstock.order.config.OrderSettings;
 import io.flashstock.order.config.Utc;
 import io.flashstock.order.outbox.Outbox;
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -31,7 +32,8 @@ import java.util.function.Supplier;
  * free, writes everything queued so far as one transaction (batched inserts, one commit) on its own thread;
  * otherwise it waits until a writer has written its order. Each request still returns only after its own
  * rows committed, nothing waits to fill a batch, and a batch that fails is retried order by order, so one
- * order's problem cannot fail another.
+ * order's problem cannot fail another; but a batch that could not reach the database fails whole, since
+ * each retry would only wait out the pool's timeout again. These writes go through the {@link DatabaseBreaker}.
  */
 @Component
 class OrderBook {
@@ -53,9 +55,10 @@ class OrderBook {
     private final ConcurrentLinkedQueue<Queued> queue = new ConcurrentLinkedQueue<>();
     private final Semaphore writerSlots;
     private final DistributionSummary batchSizes;
+    private final DatabaseBreaker breaker;
 
     OrderBook(JdbcClient jdbc, JdbcTemplate batches, Outbox outbox, PlatformTransactionManager transactions,
-              OrderSettings settings, MeterRegistry meters) {
+              OrderSettings settings, MeterRegistry meters, DatabaseBreaker breaker) {
         this.jdbc = jdbc;
         this.batches = batches;
         this.outbox = outbox;
@@ -64,15 +67,13 @@ class OrderBook {
         this.writerSlots = new Semaphore(groupCommit.writers());
         this.batchSizes = DistributionSummary.builder("flashstock.order.batch.size")
                 .description("Orders written by one group-committed transaction").register(meters);
+        this.breaker = breaker;
     }
 
     /** Writes an order the Redis gate let through, with its outbox row; returns once it is committed. */
     void write(PlacedOrder order, OutboxStatus outboxStatus) {
         if (groupCommit.writers() == 0) {
-            inTransaction(order.orderCode(), () -> {
-                insert(order, outboxStatus);
-                return null;
-            });
+            commit(List.of(order), List.of(outboxStatus));
             return;
         }
         Queued mine = new Queued(order, outboxStatus);
@@ -136,14 +137,11 @@ class OrderBook {
         }
         batchSizes.record(batch.size());
         try {
-            inTransaction(batch.get(0).order.orderCode(), () -> {
-                insertAll(batch.stream().map(Queued::order).toList(), batch.stream().map(Queued::status).toList());
-                return null;
-            });
+            commit(batch.stream().map(Queued::order).toList(), batch.stream().map(Queued::status).toList());
             batch.forEach(q -> q.finish(null));
         } catch (NotWritten notWritten) {
-            if (batch.size() == 1) {
-                batch.get(0).finish(notWritten);
+            if (batch.size() == 1 || DatabaseBreaker.isUnreachable(notWritten)) {
+                batch.forEach(q -> q.finish(notWritten));
             } else {
                 batch.forEach(q -> q.finish(writeAlone(q)));
             }
@@ -158,13 +156,25 @@ class OrderBook {
 
     private RuntimeException writeAlone(Queued queued) {
         try {
-            inTransaction(queued.order.orderCode(), () -> {
-                insert(queued.order, queued.status);
-                return null;
-            });
+            commit(List.of(queued.order), List.of(queued.status));
             return null;
         } catch (NotWritten | OutcomeUnknown e) {
             return e;
+        }
+    }
+
+    /**
+     * Writes orders of the Redis gate in one transaction, through the breaker. The first order stands for the
+     * batch when a failed commit is checked: all of the batch or none of it is in.
+     */
+    private void commit(List<PlacedOrder> orders, List<OutboxStatus> statuses) {
+        try {
+            breaker.write(() -> inTransaction(orders.get(0).orderCode(), () -> {
+                insertAll(orders, statuses);
+                return null;
+            }));
+        } catch (CallNotPermittedException unreachable) {
+            throw new NotWritten(unreachable);
         }
     }
 

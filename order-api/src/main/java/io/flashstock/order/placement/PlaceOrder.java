@@ -32,16 +32,18 @@ public class PlaceOrder {
     private final TimeBasedEpochGenerator uuids = Generators.timeBasedEpochGenerator();
     private final StockGate gate;
     private final OrderBook book;
+    private final DatabaseBreaker breaker;
     private final StockItems items;
     private final OrderMetrics metrics;
     private final OrderMetrics.Outcomes outcomes;
     private final Clock clock;
     private final String warmupItemCode;
 
-    PlaceOrder(StockGate gate, OrderBook book, StockItems items, OrderMetrics metrics, Clock clock,
-               WarmupProperties warmup) {
+    PlaceOrder(StockGate gate, OrderBook book, DatabaseBreaker breaker, StockItems items, OrderMetrics metrics,
+               Clock clock, WarmupProperties warmup) {
         this.gate = gate;
         this.book = book;
+        this.breaker = breaker;
         this.items = items;
         this.metrics = metrics;
         this.outcomes = metrics.of(Gate.REDIS);
@@ -50,6 +52,11 @@ public class PlaceOrder {
     }
 
     Outcome place(OrderCommand command) {
+        if (!breaker.admits()) {
+            outcomes.failed();
+            throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE,
+                    "the order database is unreachable; no stock was taken");
+        }
         // made before the gate, so that the gate can store it as the Idempotency-Key's first answer
         String orderCode = uuids.generate().toString();
         GateResult gateResult;
@@ -115,7 +122,8 @@ public class PlaceOrder {
 
     /** The answer to an order the database did not write: 503 when the database failed, else a bug. */
     static RuntimeException failure(Throwable cause, String detail) {
-        if (cause instanceof DataAccessException || cause instanceof TransactionException) {
+        if (cause instanceof DataAccessException || cause instanceof TransactionException
+                || DatabaseBreaker.isUnreachable(cause)) {
             return new ProblemException(ProblemType.DATABASE_UNAVAILABLE, detail, cause);
         }
         return new IllegalStateException("order not written", cause);

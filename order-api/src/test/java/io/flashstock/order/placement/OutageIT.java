@@ -15,6 +15,8 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -82,9 +84,48 @@ class OutageIT extends OrderApiIntegrationTest {
                 .until(() -> api().get("/admin/items/" + item, "Authorization", ADMIN).status() == 200);
         assertThat(orderCount(item)).isZero();
         assertThat(outboxCount(item, StockDeducted.TYPE)).isZero();
-        var retry = api().order(item, "olga", 2, "Idempotency-Key", "during-outage");
+        // the breaker refuses orders for a moment after the outage (flashstock.order.outage.retry-after)
+        var retry = await("orders are admitted again").atMost(RECOVERY).pollInterval(Duration.ofMillis(200))
+                .until(() -> api().order(item, "olga", 2, "Idempotency-Key", "during-outage"),
+                        again -> again.status() != 503);
         assertThat(retry.status()).as("%s", retry).isEqualTo(200);
         assertThat(redisCounter(item)).isEqualTo(3);
+        assertThat(orderCount(item)).isEqualTo(1);
+    }
+
+    @Test
+    void underConcurrentOrdersWithTheDatabaseDownEveryOrderIsRefusedFastAndTheStockIsAllThere() throws Exception {
+        String item = uniqueItem("db-down-load");
+        setStock(item, 1_000, null);
+        int orders = 300;   // several full group-commit batches, more than the writers can fail one by one
+        long[] tookNanos = new long[orders];
+
+        STACK.stop("mariadb");
+        List<ApiClient.Answer> answers;
+        try {
+            answers = concurrently(60, orders, n -> {
+                long started = System.nanoTime();
+                ApiClient.Answer answer = api().order(item, "load-" + n, 1);
+                tookNanos[n] = System.nanoTime() - started;
+                return answer;
+            });
+        } finally {
+            STACK.start("mariadb");
+        }
+
+        assertThat(answers).allSatisfy(answer -> {
+            assertThat(answer.status()).as("%s", answer).isEqualTo(503);
+            assertThat(answer.code()).isEqualTo("DATABASE_UNAVAILABLE");
+        });
+        assertThat(Duration.ofNanos(Arrays.stream(tookNanos).max().orElseThrow())).isLessThan(FAST);
+        // once the first writes found no database, the rest were refused before taking any stock
+        assertThat(answers).anySatisfy(answer -> assertThat(answer.json().get("detail").asString())
+                .isEqualTo("the order database is unreachable; no stock was taken"));
+        assertThat(redisCounter(item)).as("every unit given back or never taken").isEqualTo(1_000);
+
+        await("orders are taken again once the database answers").atMost(RECOVERY)
+                .pollInterval(Duration.ofMillis(500)).until(() -> api().order(item, "after", 1).status() == 200);
+        assertThat(redisCounter(item)).isEqualTo(999);
         assertThat(orderCount(item)).isEqualTo(1);
     }
 
