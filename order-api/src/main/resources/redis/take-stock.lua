@@ -1,13 +1,22 @@
 -- The stock gate: checks and takes an order's quantity in one atomic step.
--- KEYS[1] stock:{item}   KEYS[2] stock:{item}:gen   KEYS[3] stock:{item}:limit
--- KEYS[4] stock:{item}:idem:{key}, only when the request carries an Idempotency-Key
+-- KEYS[1] stock:{item}   KEYS[2] stock:{item}:gen   KEYS[3] stock:{item}:limit   KEYS[4] stock:{item}:taken:{order}
+-- KEYS[5] stock:{item}:idem:{key}, only when the request carries an Idempotency-Key
 -- ARGV[1] quantity   ARGV[2] user id   ARGV[3] order code   ARGV[4] idempotency TTL (ms)   ARGV[5] per-user TTL (ms)
+-- ARGV[6] take record TTL (ms)
 -- Returns strings: {'TAKEN', remaining, generation} | {'SOLD_OUT', remaining, generation} | {'UNKNOWN'}
 --                | {'LIMIT', remaining, generation, bought, limit} | {'REPLAY', first answer}
 local quantity = tonumber(ARGV[1])
 
-if KEYS[4] then
-  local first = redis.call('GET', KEYS[4])
+-- this order's take ran already (sent again after a timed-out reply, or by the client after a reconnect):
+-- the same answer, taken once
+local record = redis.call('GET', KEYS[4])
+if record then
+  local separator = string.find(record, ':', 1, true)
+  return {'TAKEN', string.sub(record, 1, separator - 1), string.sub(record, separator + 1)}
+end
+
+if KEYS[5] then
+  local first = redis.call('GET', KEYS[5])
   if first then
     return {'REPLAY', first}
   end
@@ -36,13 +45,15 @@ if limit then
 end
 
 local remaining = redis.call('DECRBY', KEYS[1], quantity)
+-- the take's record, remaining ':' generation, for a take of this order sent again
+redis.call('SET', KEYS[4], remaining .. ':' .. generation, 'PX', ARGV[6])
 if userKey then
   redis.call('INCRBY', userKey, quantity)
   redis.call('PEXPIRE', userKey, ARGV[5])
 end
-if KEYS[4] then
+if KEYS[5] then
   -- the user id goes last: it is the only part that may contain the separator
   local answer = ARGV[3] .. ':' .. quantity .. ':' .. remaining .. ':' .. generation .. ':' .. ARGV[2]
-  redis.call('SET', KEYS[4], answer, 'PX', ARGV[4])
+  redis.call('SET', KEYS[5], answer, 'PX', ARGV[4])
 end
 return {'TAKEN', tostring(remaining), generation}

@@ -45,13 +45,16 @@ public record OrderSettings(
     }
 
     /**
-     * Lettuce's thread pools. Lettuce multiplexes every command over one shared connection, so these and
-     * {@code spring.data.redis.timeout} are its only throughput knobs.
+     * The Redis gate's client. Lettuce multiplexes every command over one shared connection, so its thread
+     * pools and {@code spring.data.redis.timeout} are its only throughput knobs.
      *
      * @param ioThreads Netty I/O threads; 0 keeps Lettuce's default (one per core, at least 2)
      * @param computationThreads threads completing futures; 0 keeps Lettuce's default (one per core, at least 2)
+     * @param takeRecordTtl how long Redis keeps each order's record of what it took, which makes a take sent
+     *                      again (after a timed-out reply, or by Lettuce after a reconnect) take nothing twice
      */
-    public record Redis(@DefaultValue("0") int ioThreads, @DefaultValue("0") int computationThreads) {
+    public record Redis(@DefaultValue("0") int ioThreads, @DefaultValue("0") int computationThreads,
+                        @DefaultValue("60s") Duration takeRecordTtl) {
     }
 
     /**

@@ -5,6 +5,7 @@ import io.flashstock.order.stock.StockKeys;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import io.flashstock.order.stock.RedisScripts;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -17,6 +18,12 @@ import java.util.List;
  * The Redis gate: one atomic Lua script per order checks the item's counter, the per-user limit and the
  * Idempotency-Key and takes the quantity, in a single round trip (EVALSHA). A second script gives the
  * quantity back when the order could not be written. Keys: {@link StockKeys}.
+ * <p>
+ * Each take leaves a short-lived record under the order's code, and a take that finds its order's record
+ * answers it instead of taking again: a take is idempotent per order. A take whose reply timed out is
+ * therefore simply sent again. Every command shares Lettuce's one connection and Redis runs a connection's
+ * commands in order, so the second runs after the first and answers what the first did, or, if the first
+ * took nothing, what there is now. A take Lettuce re-sends after a reconnect takes nothing twice either.
  */
 @Component
 class StockGate {
@@ -30,31 +37,46 @@ class StockGate {
     private final StringRedisTemplate redis;
     private final String idempotencyTtlMillis;
     private final String perUserTtlMillis;
+    private final String takeRecordTtlMillis;
 
     StockGate(StringRedisTemplate redis, OrderSettings settings) {
         this.redis = redis;
         this.idempotencyTtlMillis = Long.toString(settings.idempotencyTtl().toMillis());
         this.perUserTtlMillis = Long.toString(settings.perUserTtl().toMillis());
+        this.takeRecordTtlMillis = Long.toString(settings.redis().takeRecordTtl().toMillis());
     }
 
     /**
-     * Takes the order's quantity if the item has it. A timeout leaves it unknown whether the script ran; the
-     * order is then refused without giving anything back, which can only leave Redis lower than the orders
-     * say (reconciliation shows it, a reload repairs it), never oversell.
+     * Takes the order's quantity if the item has it. A reply that timed out is asked for again; only when the
+     * second times out too is the order refused without giving anything back, which can only leave Redis lower
+     * than the orders say (reconciliation shows it, a reload repairs it), never oversell.
      */
     GateResult take(OrderCommand order, String orderCode) {
-        var keys = new ArrayList<String>(4);
+        var keys = new ArrayList<String>(5);
         keys.addAll(StockKeys.itemKeys(order.itemCode()));
+        keys.add(StockKeys.taken(order.itemCode(), orderCode));
         if (order.idempotencyKey() != null) {
             keys.add(StockKeys.idempotency(order.itemCode(), order.idempotencyKey()));
         }
         try {
-            List<?> reply = redis.execute(TAKE, keys, Integer.toString(order.quantity()), order.userId(), orderCode,
-                    idempotencyTtlMillis, perUserTtlMillis);
-            return GateResult.parse(reply);
+            return takeOnce(order, orderCode, keys);
+        } catch (QueryTimeoutException timedOut) {
+            try {
+                return takeOnce(order, orderCode, keys);
+            } catch (DataAccessException e) {
+                e.addSuppressed(timedOut);
+                throw new ProblemException(ProblemType.REDIS_UNAVAILABLE,
+                        "the stock gate (Redis) did not answer; whether it took the stock is unknown", e);
+            }
         } catch (DataAccessException e) {
             throw new ProblemException(ProblemType.REDIS_UNAVAILABLE, "the stock gate (Redis) did not answer", e);
         }
+    }
+
+    private GateResult takeOnce(OrderCommand order, String orderCode, List<String> keys) {
+        List<?> reply = redis.execute(TAKE, keys, Integer.toString(order.quantity()), order.userId(), orderCode,
+                idempotencyTtlMillis, perUserTtlMillis, takeRecordTtlMillis);
+        return GateResult.parse(reply);
     }
 
     /**

@@ -31,6 +31,11 @@ public final class StockKeys {
         return counter(itemCode) + ":idem:" + key;
     }
 
+    /** What one order took (remaining and generation), so a take whose reply was lost can be found out. */
+    public static String taken(String itemCode, String orderCode) {
+        return counter(itemCode) + ":taken:" + orderCode;
+    }
+
     /** Units a user bought in one generation (the Lua scripts build the same name). */
     public static String bought(String itemCode, long generation, String userId) {
         return counter(itemCode) + ":g" + generation + ":user:" + userId;

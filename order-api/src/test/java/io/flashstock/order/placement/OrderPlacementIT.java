@@ -89,6 +89,8 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
     private WarmupProperties warmup;
     @Autowired
     private JsonMapper jsonMapper;
+    @Autowired
+    private StockGate gate;
 
     @AfterEach
     void healCommits() {
@@ -118,6 +120,21 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
         assertThat(outboxQuantity(item)).isEqualTo(100);
         assertThat(count("flashstock.orders", "gate", "redis", "outcome", "accepted") - acceptedBefore).isEqualTo(100);
         assertThat(count("flashstock.orders", "gate", "redis", "outcome", "sold_out") - soldOutBefore).isEqualTo(1_900);
+    }
+
+    @Test
+    void aTakeSentTwiceForOneOrderTakesOnceAndAnswersTheSame() {
+        String item = uniqueItem("resent");
+        setStock(item, 10, null);
+        var order = new OrderCommand(item, "rita", 3, null);
+
+        GateResult first = gate.take(order, "order-resent-1");
+        GateResult again = gate.take(order, "order-resent-1");
+
+        assertThat(first).isEqualTo(new GateResult.Taken(7, 1));
+        assertThat(again).isEqualTo(first);
+        assertThat(redisCounter(item)).isEqualTo(7);
+        assertThat(gate.take(order, "order-resent-2")).isEqualTo(new GateResult.Taken(4, 1));
     }
 
     @Test

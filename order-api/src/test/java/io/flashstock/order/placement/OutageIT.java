@@ -17,6 +17,7 @@ import org.springframework.test.context.DynamicPropertySource;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -158,6 +159,24 @@ class OutageIT extends OrderApiIntegrationTest {
     }
 
     @Test
+    void aTakeWhoseReplyTimesOutIsFoundOutAndTheOrderGoesThrough() throws Exception {
+        String item = uniqueItem("redis-slow");
+        setStock(item, 5, null);
+
+        // Redis holds scripts past the client's 1 s timeout, then runs the take
+        pauseRedisWrites(Duration.ofMillis(1_500));
+        long started = System.nanoTime();
+        ApiClient.Answer answer = api().order(item, "sam", 2);
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+        assertThat(took).as("the take's reply timed out").isGreaterThan(Duration.ofSeconds(1));
+        assertThat(answer.status()).as("%s", answer).isEqualTo(200);
+        assertThat(answer.json().get("remaining").asLong()).isEqualTo(3);
+        assertThat(redisCounter(item)).isEqualTo(3);
+        assertThat(orderCount(item)).isEqualTo(1);
+    }
+
+    @Test
     void withRedisDownOrdersAnswer503AndAfterItsRestartTheStockMustBeReloaded() {
         String item = uniqueItem("redis-down");
         setStock(item, 5, null);
@@ -186,5 +205,12 @@ class OutageIT extends OrderApiIntegrationTest {
         assertThat(api().order(item, "pete", 1).status()).isEqualTo(200);
         assertThat(redisCounter(item)).isEqualTo(3);
         assertThat(orderCount(item)).isEqualTo(2);
+    }
+
+    private static void pauseRedisWrites(Duration pause) throws Exception {
+        Process cli = new ProcessBuilder("redis-cli", "-p", Integer.toString(STACK.redisPort()),
+                "CLIENT", "PAUSE", Long.toString(pause.toMillis()), "WRITE").redirectErrorStream(true).start();
+        assertThat(cli.waitFor(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(new String(cli.getInputStream().readAllBytes()).trim()).isEqualTo("OK");
     }
 }
