@@ -19,6 +19,7 @@ with: they fire in lockstep, and the client's own queue shows up as latency.
 """
 import json
 import os
+import time
 import uuid
 from collections import Counter
 
@@ -34,6 +35,7 @@ SETTINGS = ScenarioSettings.from_env(os.environ)
 
 _issued = 0
 _completed = 0
+_last_answer_at = 0.0
 _statuses: Counter = Counter()
 
 
@@ -68,8 +70,9 @@ class OrderUser(FastHttpUser):
 
 
 def _response_done(environment):
-    global _completed
+    global _completed, _last_answer_at
     _completed += 1
+    _last_answer_at = time.time()
     if _completed == SETTINGS.requests:
         # every request has its answer: end the run (from another greenlet, not from inside a user)
         gevent.spawn(environment.runner.quit)
@@ -92,6 +95,8 @@ def _write_result(environment, **_kwargs):
         "percentiles_ms": {f"{p * 100:g}%": total.get_response_time_percentile(p) for p in PERCENTILES},
         # first request to last answer: the rate the server was offered and answered
         "achieved_rps": total.num_requests / elapsed if elapsed > 0 else 0.0,
+        # wall clock (epoch s) of the last answer: the drain is measured from it
+        "last_answer_at": _last_answer_at,
     }
     with open(SETTINGS.result_file, "w", encoding="utf-8") as f:
         json.dump(result, f, indent=2)

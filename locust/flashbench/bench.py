@@ -111,6 +111,13 @@ def stock_item(item: str) -> dict:
     return r.json() if r.status_code == 200 else {}
 
 
+def drain_seconds(last_answer_at: float, last_applied_at: str) -> float:
+    """Last answer (epoch seconds, from the locustfile) → the stock database's lastAppliedAt (ISO-8601, UTC):
+    both off this machine's clock. Zero when the last order was applied before the last answer arrived."""
+    applied = dt.datetime.fromisoformat(last_applied_at.replace("Z", "+00:00")).timestamp()
+    return max(0.0, applied - last_answer_at)
+
+
 def wait_until(predicate, timeout_s: float, what: str, interval_s: float = 0.05) -> float:
     """Polls until predicate() holds; returns when it did (monotonic), or raises after the deadline."""
     deadline = time.monotonic() + timeout_s
@@ -218,9 +225,9 @@ def run(opts: RunOptions) -> RunResult:
 
     drained_ok = True
     try:
-        applied_at = wait_until(lambda: stock_item(opts.item).get("eventsApplied", -1) >= accepted,
-                                opts.drain_timeout_s, "the stock database to apply every accepted order")
-        drain_s = max(0.0, applied_at - end)
+        wait_until(lambda: stock_item(opts.item).get("eventsApplied", -1) >= accepted,
+                   opts.drain_timeout_s, "the stock database to apply every accepted order")
+        drain_s = drain_seconds(result["last_answer_at"], stock_item(opts.item)["lastAppliedAt"])
     except TimeoutError as e:
         log(str(e))
         drain_s, drained_ok = float("nan"), False

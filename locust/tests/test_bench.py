@@ -1,0 +1,10 @@
+from flashbench.bench import drain_seconds
+
+
+def test_drain_is_from_the_last_answer_to_the_last_application():
+    # 2026-11-23T07:00:00Z is 1795417200 s after the epoch
+    assert drain_seconds(1795417200.0, "2026-11-23T07:00:01.250000Z") == 1.25
+
+
+def test_an_order_applied_before_the_last_answer_arrived_drains_in_zero():
+    assert drain_seconds(1795417200.0, "2026-11-23T06:59:59.900000Z") == 0.0
