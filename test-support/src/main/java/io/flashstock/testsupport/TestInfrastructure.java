@@ -92,7 +92,7 @@ public final class TestInfrastructure {
         var redis = new GenericContainer<>("redis:7").withExposedPorts(6379);
         var mysql = new MySQLContainer("mysql:8.4").withUsername(USER).withPassword(PASSWORD)
                 .withDatabaseName("orders");
-        var kafka = new KafkaContainer("apache/kafka:4.1.1");
+        var kafka = new KafkaContainer("apache/kafka:4.3.1");
         List<GenericContainer<?>> all = List.of(redis, mysql, kafka);
         all.parallelStream().forEach(GenericContainer::start);
         var infra = new TestInfrastructure(Mode.TESTCONTAINERS, redis.getHost(), redis.getMappedPort(6379),
