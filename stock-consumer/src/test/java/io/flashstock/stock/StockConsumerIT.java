@@ -162,6 +162,25 @@ class StockConsumerIT {
     }
 
     @Test
+    void deductionsThatArriveBeforeTheirResetAreAppliedWithIt() {
+        String item = Events.item("early");
+        String replaced = Events.item("replaced");
+        // as two relays may publish them: deductions first, their reset after
+        topic.send(deducted(item, 2, 1), deducted(item, 3, 1), deducted(item, 20, 1), reset(item, 10, 1),
+                deducted(item, 1, 1),
+                deducted(replaced, 1, 1), reset(replaced, 10, 2));
+        topic.flush();
+
+        await().atMost(DEADLINE).untilAsserted(() -> {
+            assertThat(db.level(item)).containsEntry("quantity", 4L).containsEntry("events_applied", 3L);
+            assertThat(anomalies(item)).extracting(a -> a.get("kind").asString()).containsExactly("INSUFFICIENT_STOCK");
+            assertThat(db.level(replaced)).containsEntry("quantity", 10L).containsEntry("events_applied", 0L);
+            assertThat(anomalies(replaced)).extracting(a -> a.get("kind").asString()).containsExactly("STALE");
+        });
+        assertThat(anomalies(item).get(0).get("quantity").asLong()).isEqualTo(20);
+    }
+
+    @Test
     void itemCodesNoRowCanHaveAreRefusedWith400() {
         for (String path : new String[]{"/stock/items/k%C3%A4se", "/stock/items/" + "a".repeat(65),
                 "/stock/anomalies?itemCode=k%C3%A4se"}) {

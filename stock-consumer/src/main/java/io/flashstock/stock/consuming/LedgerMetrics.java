@@ -71,6 +71,7 @@ class LedgerMetrics {
             Duration sinceOccurred = Duration.between(event.occurredAt(), committed);
             latency.record(sinceOccurred.isNegative() ? Duration.ZERO : sinceOccurred);
         }
+        applied.get(StockDeducted.TYPE).increment(outcome.released());
         duplicates.increment(outcome.duplicates());
         for (Anomaly anomaly : outcome.anomalies()) {
             if (anomaly.kind() == AnomalyKind.STALE) {

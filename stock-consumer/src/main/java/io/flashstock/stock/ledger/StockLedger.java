@@ -23,7 +23,8 @@ import java.util.stream.Collectors;
  * {@code processed_event}, already processed ones are skipped, and each item's new events are applied in their
  * offset order. Consecutive deductions of one generation become a single conditional update; when it changes no
  * row, the item's row is read under a lock to find out which events cannot be applied, and those are recorded as
- * anomalies instead.
+ * anomalies instead. A deduction whose generation's reset has not arrived yet is held as an anomaly and applied
+ * with that reset: an item's events may arrive out of order when more than one relay publishes them.
  */
 @Component
 public class StockLedger {
@@ -59,8 +60,8 @@ public class StockLedger {
         Map<String, List<StockEvent>> byItem = fresh.stream()
                 .collect(Collectors.groupingBy(StockEvent::itemCode, TreeMap::new, Collectors.toList()));
         byItem.values().forEach(itemEvents -> applyItem(itemEvents, outcome));
-        anomalies.record(outcome.anomalies, now);
-        return new LedgerOutcome(outcome.applied, events.size() - fresh.size(), outcome.anomalies);
+        outcome.recordAnomalies();
+        return new LedgerOutcome(outcome.applied, events.size() - fresh.size(), outcome.anomalies, outcome.released);
     }
 
     private void applyItem(List<StockEvent> events, Outcome outcome) {
@@ -134,26 +135,66 @@ public class StockLedger {
     private void applyReset(StockReset reset, Outcome outcome) {
         if (levels.resetIfNewer(reset, outcome.now)) {
             outcome.applied.add(reset);
+            releaseHeld(reset, outcome);
             return;
         }
         Optional<StockLevels.Level> level = levels.lock(reset.itemCode());
         if (level.isEmpty()) {
             levels.insert(reset, outcome.now);
             outcome.applied.add(reset);
+            releaseHeld(reset, outcome);
         } else {
             outcome.anomaly(reset, AnomalyKind.STALE, "reset to generation " + reset.generation()
                     + " is not newer than the stored generation " + level.get().generation());
         }
     }
 
+    /**
+     * Applies the deductions of the reset's generation that arrived before it, in the order they were recorded,
+     * while they fit; and marks those held for older generations stale, since their baseline is gone.
+     */
+    private void releaseHeld(StockReset reset, Outcome outcome) {
+        // deductions held earlier in this batch must be in the table to be found
+        outcome.recordAnomalies();
+        anomalies.staleBefore(reset.itemCode(), reset.generation());
+        List<Anomalies.Held> held = anomalies.heldFor(reset.itemCode(), reset.generation());
+        if (held.isEmpty()) {
+            return;
+        }
+        long left = reset.quantity();
+        List<Anomalies.Held> fitting = new ArrayList<>();
+        List<Anomalies.Held> tooLarge = new ArrayList<>();
+        for (Anomalies.Held deduction : held) {
+            if (deduction.quantity() <= left) {
+                fitting.add(deduction);
+                left -= deduction.quantity();
+            } else {
+                tooLarge.add(deduction);
+            }
+        }
+        if (!fitting.isEmpty()) {
+            long units = reset.quantity() - left;
+            if (!levels.deduct(reset.itemCode(), reset.generation(), units, fitting.size(), outcome.now)) {
+                // the row was written by this transaction a moment ago, so this would be a bug, not a race
+                throw new IllegalStateException("stock_level row of " + reset.itemCode() + " changed under its row lock");
+            }
+            anomalies.release(fitting);
+            outcome.released += fitting.size();
+        }
+        anomalies.reclassify(tooLarge, AnomalyKind.INSUFFICIENT_STOCK,
+                "held for its reset, which left too few units for it");
+    }
+
     private static long total(List<StockDeducted> run) {
         return run.stream().mapToLong(StockDeducted::quantity).sum();
     }
 
-    private static final class Outcome {
+    private final class Outcome {
         private final Instant now;
         private final List<StockEvent> applied = new ArrayList<>();
         private final List<Anomaly> anomalies = new ArrayList<>();
+        private int recorded;
+        private int released;
 
         private Outcome(Instant now) {
             this.now = now;
@@ -161,6 +202,12 @@ public class StockLedger {
 
         private void anomaly(StockEvent event, AnomalyKind kind, String detail) {
             anomalies.add(new Anomaly(event, kind, detail));
+        }
+
+        /** Writes the anomalies found since the last call. */
+        private void recordAnomalies() {
+            StockLedger.this.anomalies.record(anomalies.subList(recorded, anomalies.size()), now);
+            recorded = anomalies.size();
         }
     }
 }
