@@ -70,6 +70,12 @@ class WarmupIT {
         JsonNode stock = pipeline.stockItem(item);
         assertThat(stock.get("quantity").asLong()).isEqualTo(93);
         assertThat(stock.get("eventsApplied").asLong()).isEqualTo(7);
+        var report = pipeline.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port()
+                        + "/admin/reconciliation?itemCode=" + item))
+                .header("Authorization", "Bearer " + Pipeline.ADMIN_TOKEN).GET().build());
+        assertThat(report.statusCode()).as(report.body()).isEqualTo(200);
+        assertThat(JSON.readTree(report.body()).get("exact").asBoolean()).as("the real item's reconciliation: %s",
+                report.body()).isTrue();
         assertThat(pipeline.order(item, 1)).as("the real item still sells after the warm-up").isEqualTo(200);
     }
 
