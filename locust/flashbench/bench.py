@@ -3,8 +3,8 @@ scenario headless, the drain measured, the reconciliation run, and a results fol
 
     scripts/bench [--requests 100000] [--rps 1000] [--arrivals smooth|burst] [--tomcat-threads 200] ...
 
-Exits non-zero when there were failures, the achieved rate fell below 99 % of the target, the pipeline did
-not drain, or the reconciliation failed.
+Exits non-zero when there were failures, the achieved rate fell below 99 % of the target (--min-rate), the
+pipeline did not drain, or the reconciliation failed.
 """
 import argparse
 import datetime as dt
@@ -68,6 +68,7 @@ class RunOptions:
     build: bool = True
     restart: bool = True
     drain_timeout_s: float = 120.0
+    min_rate: float = 0.99
     out: Path | None = None
     settings: ServiceSettings = field(default_factory=ServiceSettings)
     command: str = "scripts/bench"
@@ -109,6 +110,15 @@ def reset_stock(item: str, stock: int, gate: str = "redis") -> None:
 def stock_item(item: str) -> dict:
     r = requests.get(f"http://127.0.0.1:{SERVICES['stock-consumer']}/stock/items/{item}", timeout=5)
     return r.json() if r.status_code == 200 else {}
+
+
+def rate_verdict(achieved_rps: float, target_rps: float, min_rate: float) -> str | None:
+    """What the summary says of the achieved rate; None when it falls short of min_rate × the target."""
+    if min_rate <= 0:
+        return "not judged"
+    if achieved_rps >= min_rate * target_rps:
+        return "ok"
+    return None
 
 
 def drain_seconds(last_answer_at: float, last_applied_at: str) -> float:
@@ -243,7 +253,8 @@ def run(opts: RunOptions) -> RunResult:
                 "date": stamp}
     (out / "settings.json").write_text(json.dumps(settings, indent=2, default=str))
 
-    rate_ok = stats.achieved_rps >= 0.99 * opts.rps
+    rate = rate_verdict(stats.achieved_rps, opts.rps, opts.min_rate)
+    rate_ok = rate is not None
     verdict_ok = stats.failures == 0 and rate_ok and drained_ok and reconcile.returncode == 0
     summary = [
         f"# {opts.name}: {opts.requests:,} requests at {opts.rps:g}/s ({opts.arrivals} arrivals)",
@@ -256,7 +267,7 @@ def run(opts: RunOptions) -> RunResult:
         report.percentile_table([(opts.name, stats)]),
         "",
         f"- answers by status: {result['statuses']}",
-        f"- achieved rate: {stats.achieved_rps:.1f} requests/s ({'ok' if rate_ok else 'BELOW 99 % of target'})",
+        f"- achieved rate: {stats.achieved_rps:.1f} requests/s ({rate or f'BELOW {opts.min_rate:.0%} of target'})",
         f"- drain (last response → stock database applied): {drain_s:.2f} s" if drained_ok
         else f"- drain: NOT DRAINED within {opts.drain_timeout_s:.0f} s",
         f"- reconciliation: {'exact' if reconcile.returncode == 0 else 'FAILED'} (see reconciliation.md)",
@@ -296,13 +307,16 @@ def parse_args(argv: list[str]) -> RunOptions:
     p.add_argument("--no-build", action="store_true", help="use the jars as built")
     p.add_argument("--no-restart", action="store_true", help="keep the running services")
     p.add_argument("--drain-timeout", type=float, default=120.0, help="seconds")
+    p.add_argument("--min-rate", type=float, default=0.99,
+                   help="share of --rps the run must achieve to pass; 0 reports the rate without judging it (the "
+                        "CI smoke run: speed is for benchmarks, not tests)")
     p.add_argument("--out", type=Path, help="results folder (default results/<time>-<name>)")
     a = p.parse_args(argv)
     return RunOptions(
         name=a.name, requests=a.requests, rps=a.rps, arrivals=a.arrivals, users=a.users, item=a.item,
         command=" ".join(["scripts/bench", *argv]),
         stock=a.stock, quantity=a.quantity, gate=a.gate, build=not a.no_build, restart=not a.no_restart,
-        drain_timeout_s=a.drain_timeout, out=a.out,
+        drain_timeout_s=a.drain_timeout, min_rate=a.min_rate, out=a.out,
         settings=ServiceSettings(tomcat_threads=a.tomcat_threads, hikari_pool=a.hikari_pool,
                                  warmup_requests=a.warmup,
                                  virtual_threads=None if a.virtual_threads is None else a.virtual_threads == "on",
