@@ -51,10 +51,20 @@ public record OrderSettings(
      * @param ioThreads Netty I/O threads; 0 keeps Lettuce's default (one per core, at least 2)
      * @param computationThreads threads completing futures; 0 keeps Lettuce's default (one per core, at least 2)
      * @param takeRecordTtl how long Redis keeps each order's record of what it took, which makes a take sent
-     *                      again (after a timed-out reply, or by Lettuce after a reconnect) take nothing twice
+     *                      again (after a timed-out reply, or by Lettuce after a reconnect) take nothing twice;
+     *                      must outlast {@code takeDeadline}
+     * @param takeDeadline how long a take whose replies time out is sent again; after it the order is answered
+     *                     503 without knowing whether it took stock (reconciliation shows such drift)
      */
     public record Redis(@DefaultValue("0") int ioThreads, @DefaultValue("0") int computationThreads,
-                        @DefaultValue("60s") Duration takeRecordTtl) {
+                        @DefaultValue("60s") Duration takeRecordTtl, @DefaultValue("5s") Duration takeDeadline) {
+
+        public Redis {
+            if (takeRecordTtl.compareTo(takeDeadline) <= 0) {
+                throw new IllegalArgumentException("flashstock.order.redis.take-record-ttl (" + takeRecordTtl
+                        + ") must outlast take-deadline (" + takeDeadline + ")");
+            }
+        }
     }
 
     /**

@@ -21,9 +21,10 @@ import java.util.List;
  * <p>
  * Each take leaves a short-lived record under the order's code, and a take that finds its order's record
  * answers it instead of taking again: a take is idempotent per order. A take whose reply timed out is
- * therefore simply sent again. Every command shares Lettuce's one connection and Redis runs a connection's
- * commands in order, so the second runs after the first and answers what the first did, or, if the first
- * took nothing, what there is now. A take Lettuce re-sends after a reconnect takes nothing twice either.
+ * therefore simply sent again, until {@code flashstock.order.redis.take-deadline}. Every command shares
+ * Lettuce's one connection and Redis runs a connection's commands in order, so a later attempt runs after the
+ * earlier ones and answers what they did, or, if they took nothing, what there is now. A take Lettuce re-sends
+ * after a reconnect takes nothing twice either.
  */
 @Component
 class StockGate {
@@ -38,18 +39,20 @@ class StockGate {
     private final String idempotencyTtlMillis;
     private final String perUserTtlMillis;
     private final String takeRecordTtlMillis;
+    private final long takeDeadlineNanos;
 
     StockGate(StringRedisTemplate redis, OrderSettings settings) {
         this.redis = redis;
         this.idempotencyTtlMillis = Long.toString(settings.idempotencyTtl().toMillis());
         this.perUserTtlMillis = Long.toString(settings.perUserTtl().toMillis());
         this.takeRecordTtlMillis = Long.toString(settings.redis().takeRecordTtl().toMillis());
+        this.takeDeadlineNanos = settings.redis().takeDeadline().toNanos();
     }
 
     /**
-     * Takes the order's quantity if the item has it. A reply that timed out is asked for again; only when the
-     * second times out too is the order refused without giving anything back, which can only leave Redis lower
-     * than the orders say (reconciliation shows it, a reload repairs it), never oversell.
+     * Takes the order's quantity if the item has it. A reply that timed out is asked for again until the take
+     * deadline; only after it is the order refused without giving anything back, which can only leave Redis
+     * lower than the orders say (reconciliation shows it, a reload repairs it), never oversell.
      */
     GateResult take(OrderCommand order, String orderCode) {
         var keys = new ArrayList<String>(5);
@@ -58,18 +61,26 @@ class StockGate {
         if (order.idempotencyKey() != null) {
             keys.add(StockKeys.idempotency(order.itemCode(), order.idempotencyKey()));
         }
-        try {
-            return takeOnce(order, orderCode, keys);
-        } catch (QueryTimeoutException timedOut) {
+        long deadline = System.nanoTime() + takeDeadlineNanos;
+        QueryTimeoutException timedOut = null;
+        while (true) {
             try {
                 return takeOnce(order, orderCode, keys);
+            } catch (QueryTimeoutException e) {
+                if (timedOut == null) {
+                    timedOut = e;
+                } else {
+                    timedOut.addSuppressed(e);
+                }
+                if (System.nanoTime() - deadline >= 0) {
+                    throw new ProblemException(ProblemType.REDIS_UNAVAILABLE,
+                            "the stock gate (Redis) did not answer; whether it took the stock is unknown", timedOut);
+                }
             } catch (DataAccessException e) {
-                e.addSuppressed(timedOut);
-                throw new ProblemException(ProblemType.REDIS_UNAVAILABLE,
-                        "the stock gate (Redis) did not answer; whether it took the stock is unknown", e);
+                throw new ProblemException(ProblemType.REDIS_UNAVAILABLE, timedOut == null
+                        ? "the stock gate (Redis) did not answer"
+                        : "the stock gate (Redis) did not answer; whether it took the stock is unknown", e);
             }
-        } catch (DataAccessException e) {
-            throw new ProblemException(ProblemType.REDIS_UNAVAILABLE, "the stock gate (Redis) did not answer", e);
         }
     }
 
