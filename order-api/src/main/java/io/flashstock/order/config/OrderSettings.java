@@ -18,7 +18,7 @@ import java.time.Duration;
  *                   outlast the sale
  * @param reloadQuietPeriod how long an item must have taken no order before its Redis counter may be
  *                          rebuilt from the database, so that no order is in flight between the two
- * @param redis Redis client threads
+ * @param redis the Redis gate's client threads, and how a take whose reply timed out is sent again
  * @param groupCommit how concurrent orders share database transactions
  * @param outage how orders are refused while the orders database is unreachable
  */

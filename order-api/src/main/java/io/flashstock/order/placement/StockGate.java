@@ -34,6 +34,8 @@ class StockGate {
             RedisScripts.load("take-stock.lua", List.class);
     private static final RedisScript<Long> GIVE_BACK =
             RedisScripts.load("give-back.lua", Long.class);
+    private static final String OUTCOME_UNKNOWN =
+            "the stock gate (Redis) did not answer; whether it took the stock is unknown";
 
     private final StringRedisTemplate redis;
     private final String idempotencyTtlMillis;
@@ -73,13 +75,11 @@ class StockGate {
                     timedOut.addSuppressed(e);
                 }
                 if (System.nanoTime() - deadline >= 0) {
-                    throw new ProblemException(ProblemType.REDIS_UNAVAILABLE,
-                            "the stock gate (Redis) did not answer; whether it took the stock is unknown", timedOut);
+                    throw new ProblemException(ProblemType.REDIS_UNAVAILABLE, OUTCOME_UNKNOWN, timedOut);
                 }
             } catch (DataAccessException e) {
-                throw new ProblemException(ProblemType.REDIS_UNAVAILABLE, timedOut == null
-                        ? "the stock gate (Redis) did not answer"
-                        : "the stock gate (Redis) did not answer; whether it took the stock is unknown", e);
+                throw new ProblemException(ProblemType.REDIS_UNAVAILABLE,
+                        timedOut == null ? "the stock gate (Redis) did not answer" : OUTCOME_UNKNOWN, e);
             }
         }
     }

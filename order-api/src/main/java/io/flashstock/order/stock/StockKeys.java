@@ -31,7 +31,7 @@ public final class StockKeys {
         return counter(itemCode) + ":idem:" + key;
     }
 
-    /** What one order took (remaining and generation), so a take whose reply was lost can be found out. */
+    /** What one order took (remaining and generation), so that its take sent again answers it instead of taking twice. */
     public static String taken(String itemCode, String orderCode) {
         return counter(itemCode) + ":taken:" + orderCode;
     }
