@@ -1,5 +1,5 @@
 -- Sets an item's counter, generation and per-user limit together (stock reset, reload, warm-up).
--- KEYS[1] stock:{item}   KEYS[2] stock:{item}:gen   KEYS[3] stock:{item}:limit
+-- KEYS[1] stock:{item}   KEYS[2] stock:{item}:gen   KEYS[3] stock:{item}:limit   KEYS[4] stock:{item}:in-doubt
 -- ARGV[1] units left, '' for no counter (the item's gate is the database)   ARGV[2] generation
 -- ARGV[3] per-user limit, '' for none
 -- Returns 1 when applied, 0 when Redis already holds a newer generation (a later reset won the race).
@@ -19,4 +19,7 @@ if ARGV[3] == '' then
 else
   redis.call('SET', KEYS[3], ARGV[3])
 end
+-- the new counter was counted from the orders written: an order in doubt that is not among them must not be
+-- given back on top of it
+redis.call('DEL', KEYS[4])
 return 1

@@ -21,6 +21,7 @@ import java.time.Duration;
  * @param redis the Redis gate's client threads, and how a take whose reply timed out is sent again
  * @param groupCommit how concurrent orders share database transactions
  * @param outage how orders are refused while the orders database is unreachable
+ * @param inDoubt how orders whose commit could not be confirmed are settled
  */
 @ConfigurationProperties("flashstock.order")
 public record OrderSettings(
@@ -32,7 +33,8 @@ public record OrderSettings(
         @DefaultValue("2s") Duration reloadQuietPeriod,
         @DefaultValue Redis redis,
         @DefaultValue GroupCommit groupCommit,
-        @DefaultValue Outage outage) {
+        @DefaultValue Outage outage,
+        @DefaultValue InDoubt inDoubt) {
 
     public OrderSettings {
         if (maxQuantity < 1) {
@@ -97,6 +99,22 @@ public record OrderSettings(
         public Outage {
             if (retryAfter.isNegative() || retryAfter.isZero()) {
                 throw new IllegalArgumentException("flashstock.order.outage.retry-after must be positive: " + retryAfter);
+            }
+        }
+    }
+
+    /**
+     * An order whose commit failed while the database could not be asked whether it took (the database went
+     * away mid-commit) keeps its stock and is answered 503; it is looked up again until the database answers,
+     * and then stands or gets its stock back.
+     *
+     * @param checkEvery how often the orders in doubt are looked up while any are left
+     */
+    public record InDoubt(@DefaultValue("1s") Duration checkEvery) {
+
+        public InDoubt {
+            if (checkEvery.isNegative() || checkEvery.isZero()) {
+                throw new IllegalArgumentException("flashstock.order.in-doubt.check-every must be positive: " + checkEvery);
             }
         }
     }

@@ -240,13 +240,23 @@ class OrderBook {
     }
 
     /**
+     * Whether the order was committed, for an order whose commit failed: a locking read, which waits for a
+     * transaction still writing that order (its commit may still be running on a connection the client lost)
+     * instead of reading past it, so an answer of absent is final.
+     */
+    boolean committed(String orderCode) {
+        return !jdbc.sql("SELECT order_code FROM purchase_order WHERE order_code = ? FOR UPDATE").param(orderCode)
+                .query(String.class).list().isEmpty();
+    }
+
+    /**
      * A commit can fail after the server applied it (the connection broke before the reply); the row is
      * looked up on a fresh connection. Present: the order stands. Absent: nothing was written.
      */
     private void confirmCommitted(String orderCode, RuntimeException commitFailure) {
         boolean committed;
         try {
-            committed = contains(orderCode);
+            committed = committed(orderCode);
         } catch (RuntimeException lookupFailure) {
             commitFailure.addSuppressed(lookupFailure);
             throw new OutcomeUnknown(commitFailure);

@@ -20,18 +20,24 @@ import java.util.Optional;
 /**
  * Places an order: (1) the Redis gate takes the quantity, atomically; (2) one transaction writes the order
  * and its outbox row; (3) if that transaction did not commit, the quantity is given back before the
- * answer. An accepted order is therefore durable before it is answered, and Redis is only ever left lower
- * than the orders say (by a crash between (1) and (2)), never higher.
+ * answer; if whether it committed cannot be found out, the order keeps its quantity until {@link InDoubtOrders}
+ * can. An accepted order is therefore durable before it is answered, and Redis is only ever left lower than
+ * the orders say (by a crash between (1) and (2)), never higher.
  */
 @Service
 public class PlaceOrder {
 
     private static final Logger log = LoggerFactory.getLogger(PlaceOrder.class);
 
+    static final String IN_DOUBT = "the database did not confirm the order; it is looked up again once the "
+            + "database answers and its stock given back if it is not there; a retry with the same Idempotency-Key "
+            + "tells which";
+
     /** UUIDv7: time-ordered (index-friendly) with 74 random bits, so codes never collide. */
     private final TimeBasedEpochGenerator uuids = Generators.timeBasedEpochGenerator();
     private final StockGate gate;
     private final OrderBook book;
+    private final InDoubtOrders inDoubt;
     private final DatabaseBreaker breaker;
     private final StockItems items;
     private final OrderMetrics metrics;
@@ -39,10 +45,11 @@ public class PlaceOrder {
     private final Clock clock;
     private final String warmupItemCode;
 
-    PlaceOrder(StockGate gate, OrderBook book, DatabaseBreaker breaker, StockItems items, OrderMetrics metrics,
-               Clock clock, WarmupProperties warmup) {
+    PlaceOrder(StockGate gate, OrderBook book, InDoubtOrders inDoubt, DatabaseBreaker breaker, StockItems items,
+               OrderMetrics metrics, Clock clock, WarmupProperties warmup) {
         this.gate = gate;
         this.book = book;
+        this.inDoubt = inDoubt;
         this.breaker = breaker;
         this.items = items;
         this.metrics = metrics;
@@ -94,10 +101,9 @@ public class PlaceOrder {
             outcomes.failed();
             throw failure(notWritten.getCause(), "the order could not be written; its stock was given back");
         } catch (OrderBook.OutcomeUnknown unknown) {
-            log.warn("order {} of item {}: commit outcome unknown, its {} units stay taken; reconcile the item",
-                    orderCode, command.itemCode(), command.quantity());
+            inDoubt.hold(order);
             outcomes.failed();
-            throw failure(unknown.getCause(), "the database did not confirm the order; it may still appear");
+            throw failure(unknown.getCause(), IN_DOUBT);
         }
         outcomes.accepted();
         return new Outcome.Accepted(order.answer());
@@ -106,7 +112,7 @@ public class PlaceOrder {
     private void giveBack(PlacedOrder order) {
         var command = order.command();
         try {
-            boolean given = gate.giveBack(command, order.generation());
+            boolean given = gate.giveBack(order);
             metrics.compensated(given);
             if (!given) {
                 log.info("order {} not written; its {} units of {} belong to generation {}, replaced since",

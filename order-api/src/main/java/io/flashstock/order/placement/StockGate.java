@@ -1,13 +1,13 @@
 package io.flashstock.order.placement;
 
 import io.flashstock.order.config.OrderSettings;
+import io.flashstock.order.stock.RedisScripts;
 import io.flashstock.order.stock.StockKeys;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import io.flashstock.order.stock.RedisScripts;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.stereotype.Component;
 
@@ -17,7 +17,8 @@ import java.util.List;
 /**
  * The Redis gate: one atomic Lua script per order checks the item's counter, the per-user limit and the
  * Idempotency-Key and takes the quantity, in a single round trip (EVALSHA). A second script gives the
- * quantity back when the order could not be written. Keys: {@link StockKeys}.
+ * quantity back when the order could not be written, at once or, for an order whose commit could not be
+ * confirmed, once {@link InDoubtOrders} found it absent. Keys: {@link StockKeys}.
  * <p>
  * Each take leaves a short-lived record under the order's code, and a take that finds its order's record
  * answers it instead of taking again: a take is idempotent per order. A take whose reply timed out is
@@ -96,15 +97,45 @@ class StockGate {
      *
      * @return whether the stock was given back
      */
-    boolean giveBack(OrderCommand order, long generation) {
-        var keys = new ArrayList<String>(3);
-        keys.add(StockKeys.counter(order.itemCode()));
-        keys.add(StockKeys.generation(order.itemCode()));
-        if (order.idempotencyKey() != null) {
-            keys.add(StockKeys.idempotency(order.itemCode(), order.idempotencyKey()));
+    boolean giveBack(PlacedOrder order) {
+        return giveBack(order, false);
+    }
+
+    /**
+     * Records an order whose commit could not be confirmed, with the units it took, until it is settled: a
+     * reload or reset of the item removes the record, since it recounts the stock from the orders written.
+     */
+    void holdInDoubt(PlacedOrder order) {
+        redis.opsForHash().put(StockKeys.inDoubt(order.command().itemCode()), order.orderCode(),
+                Integer.toString(order.command().quantity()));
+    }
+
+    /** Settles an order in doubt that was committed after all: it keeps its stock. */
+    void releaseInDoubt(PlacedOrder order) {
+        redis.opsForHash().delete(StockKeys.inDoubt(order.command().itemCode()), order.orderCode());
+    }
+
+    /**
+     * Settles an order in doubt that was not written: gives its quantity back like {@link #giveBack}, unless a
+     * reload or reset has recounted the item since (its record is gone), and only once.
+     *
+     * @return whether the stock was given back
+     */
+    boolean giveBackInDoubt(PlacedOrder order) {
+        return giveBack(order, true);
+    }
+
+    private boolean giveBack(PlacedOrder order, boolean inDoubt) {
+        var command = order.command();
+        var keys = new ArrayList<String>(4);
+        keys.add(StockKeys.counter(command.itemCode()));
+        keys.add(StockKeys.generation(command.itemCode()));
+        keys.add(StockKeys.inDoubt(command.itemCode()));
+        if (command.idempotencyKey() != null) {
+            keys.add(StockKeys.idempotency(command.itemCode(), command.idempotencyKey()));
         }
-        Long given = redis.execute(GIVE_BACK, keys, Integer.toString(order.quantity()), Long.toString(generation),
-                order.userId());
+        Long given = redis.execute(GIVE_BACK, keys, Integer.toString(command.quantity()),
+                Long.toString(order.generation()), command.userId(), order.orderCode(), inDoubt ? "1" : "0");
         return given != null && given == 1L;
     }
 }

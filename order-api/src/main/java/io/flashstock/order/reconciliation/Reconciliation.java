@@ -86,7 +86,7 @@ public class Reconciliation {
 
         List<Invariant> invariants = new ArrayList<>();
         invariants.add(b.gate() == Gate.DB_LOCK ? dbGateInvariant(b, expectedRemaining)
-                : redisInvariant(expectedRemaining, redisRemaining));
+                : redisInvariant(expectedRemaining, redisRemaining, inDoubtUnits(b.itemCode())));
         invariants.add(Invariant.of(OUTBOX_MATCHES_ORDERS, t.count(), t.withOutboxRow(),
                 (t.count() - t.withOutboxRow()) + " orders have no outbox row"));
         invariants.add(Invariant.of(PIPELINE_DRAINED, 0, unsent + partitionLag,
@@ -111,10 +111,18 @@ public class Reconciliation {
                 partition, partitionLag, stock, invariants);
     }
 
-    private static Invariant redisInvariant(long expectedRemaining, Long redisRemaining) {
+    private static Invariant redisInvariant(long expectedRemaining, Long redisRemaining, long inDoubtUnits) {
         return Invariant.of(REDIS_MATCHES_ORDERS, expectedRemaining, redisRemaining, redisRemaining == null
                 ? "Redis has no counter for the item (Redis restarted?): reload it from the orders"
+                : inDoubtUnits > 0 ? "orders whose commit is in doubt hold " + inDoubtUnits + " units: the "
+                + "order-api that took them settles them once the database answers; if it stopped, reload the item"
                 : "Redis differs from baseline − Σ orders: drift (a crash between the Redis step and the commit?)");
+    }
+
+    /** Units taken by orders whose commit could not be confirmed yet (StockKeys.inDoubt). */
+    private long inDoubtUnits(String itemCode) {
+        return redis.opsForHash().values(StockKeys.inDoubt(itemCode)).stream()
+                .mapToLong(units -> Long.parseLong((String) units)).sum();
     }
 
     /** A DB-lock item's counter is its row's db_remaining, which commits with each order. */

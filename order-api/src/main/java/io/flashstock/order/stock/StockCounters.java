@@ -56,8 +56,9 @@ class StockCounters {
     }
 
     private boolean runLoad(String itemCode, String remaining, long generation, String perUserLimit) {
-        Long applied = redis(() -> redis.execute(LOAD, StockKeys.itemKeys(itemCode), remaining,
-                Long.toString(generation), perUserLimit));
+        var keys = new ArrayList<>(StockKeys.itemKeys(itemCode));
+        keys.add(StockKeys.inDoubt(itemCode));
+        Long applied = redis(() -> redis.execute(LOAD, keys, remaining, Long.toString(generation), perUserLimit));
         return applied != null && applied == 1L;
     }
 
@@ -79,9 +80,10 @@ class StockCounters {
         return new Snapshot(number(values.get(0)), number(values.get(1)), number(values.get(2)));
     }
 
-    /** Removes the item's counter, generation, limit and the given idempotency keys. */
+    /** Removes the item's counter, generation, limit, orders in doubt and the given idempotency keys. */
     void delete(String itemCode, Collection<String> idempotencyKeys) {
         var keys = new ArrayList<>(StockKeys.itemKeys(itemCode));
+        keys.add(StockKeys.inDoubt(itemCode));
         idempotencyKeys.forEach(key -> keys.add(StockKeys.idempotency(itemCode, key)));
         redis(() -> redis.delete(keys));
     }

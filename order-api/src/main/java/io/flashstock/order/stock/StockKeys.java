@@ -36,6 +36,15 @@ public final class StockKeys {
         return counter(itemCode) + ":taken:" + orderCode;
     }
 
+    /**
+     * The orders whose commit could not be confirmed either way, with the units each took: they keep their stock
+     * until order-api finds out whether they were written. A reload or reset removes them, because it recounts
+     * the item from the orders themselves.
+     */
+    public static String inDoubt(String itemCode) {
+        return counter(itemCode) + ":in-doubt";
+    }
+
     /** Units a user bought in one generation (the Lua scripts build the same name). */
     public static String bought(String itemCode, long generation, String userId) {
         return counter(itemCode) + ":g" + generation + ":user:" + userId;

@@ -25,10 +25,12 @@ import org.springframework.transaction.support.DefaultTransactionStatus;
 import tools.jackson.databind.json.JsonMapper;
 
 import javax.sql.DataSource;
+import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -135,6 +137,40 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
         assertThat(again).isEqualTo(first);
         assertThat(redisCounter(item)).isEqualTo(7);
         assertThat(gate.take(order, "order-resent-2")).isEqualTo(new GateResult.Taken(4, 1));
+    }
+
+    @Test
+    void anOrderInDoubtGetsItsStockBackOnceAndNotAfterAReloadCountedIt() {
+        String item = uniqueItem("in-doubt");
+        setStock(item, 10, null);
+        PlacedOrder first = takeAndHoldInDoubt(item, "order-in-doubt-1", 3);
+        PlacedOrder second = takeAndHoldInDoubt(item, "order-in-doubt-2", 2);
+        assertThat(redisCounter(item)).isEqualTo(5);
+        assertThat(redis.opsForHash().entries(StockKeys.inDoubt(item)))
+                .isEqualTo(Map.of("order-in-doubt-1", "3", "order-in-doubt-2", "2"));
+        var report = api().get("/admin/reconciliation?itemCode=" + item, "Authorization", ADMIN);
+        assertThat(report.json().at("/items/0/invariants/0/detail").asString())
+                .startsWith("orders whose commit is in doubt hold 5 units");
+
+        assertThat(gate.giveBackInDoubt(first)).isTrue();
+        assertThat(gate.giveBackInDoubt(first)).as("given back once").isFalse();
+        assertThat(redisCounter(item)).isEqualTo(8);
+
+        var reloaded = api().post("/admin/items/" + item + "/stock/reload", "", "Authorization", ADMIN);
+        assertThat(reloaded.status()).as("%s", reloaded).isEqualTo(200);
+        assertThat(redisCounter(item)).as("recounted from the orders written: none").isEqualTo(10);
+        assertThat(gate.giveBackInDoubt(second)).as("the reload counted it already").isFalse();
+        assertThat(redisCounter(item)).isEqualTo(10);
+        assertThat(redis.hasKey(StockKeys.inDoubt(item))).isFalse();
+    }
+
+    private PlacedOrder takeAndHoldInDoubt(String item, String orderCode, int quantity) {
+        var command = new OrderCommand(item, "ivan", quantity, null);
+        var taken = (GateResult.Taken) gate.take(command, orderCode);
+        var order = new PlacedOrder(orderCode, UUID.randomUUID(), command, taken.generation(), taken.remaining(),
+                Instant.now());
+        gate.holdInDoubt(order);
+        return order;
     }
 
     @Test

@@ -7,17 +7,28 @@ import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockKeys;
 import io.flashstock.testsupport.PrivateStack;
 import io.flashstock.testsupport.TestInfrastructure;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.transaction.TransactionSystemException;
+import org.springframework.transaction.support.DefaultTransactionStatus;
 
+import javax.sql.DataSource;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -35,6 +46,53 @@ class OutageIT extends OrderApiIntegrationTest {
     private static final Duration RECOVERY = Duration.ofSeconds(60);
 
     private static final PrivateStack STACK = PrivateStack.create("order-api-outage");
+
+    @TestConfiguration
+    static class CommitFaults {
+        @Bean
+        DatabaseStoppingCommits transactionManager(DataSource dataSource) {
+            return new DatabaseStoppingCommits(dataSource);
+        }
+    }
+
+    /** The real transaction manager, which can stop the private database once: just before a commit, or after. */
+    static class DatabaseStoppingCommits extends JdbcTransactionManager {
+        enum Stop { NEVER, BEFORE_COMMIT, AFTER_COMMIT }
+
+        private final AtomicReference<Stop> next = new AtomicReference<>(Stop.NEVER);
+
+        DatabaseStoppingCommits(DataSource dataSource) {
+            super(dataSource);
+            setRollbackOnCommitFailure(true);
+        }
+
+        void stopTheDatabase(Stop when) {
+            next.set(when);
+        }
+
+        @Override
+        protected void doCommit(DefaultTransactionStatus status) {
+            Stop stop = next.getAndSet(Stop.NEVER);
+            if (stop == Stop.BEFORE_COMMIT) {
+                STACK.stop("mariadb");
+            }
+            super.doCommit(status);
+            if (stop == Stop.AFTER_COMMIT) {
+                STACK.stop("mariadb");
+                throw new TransactionSystemException("injected: committed, then the database stopped before the reply");
+            }
+        }
+    }
+
+    @Autowired
+    private DatabaseStoppingCommits commits;
+    @Autowired
+    private MeterRegistry meters;
+
+    @AfterEach
+    void stopNothing() {
+        commits.stopTheDatabase(DatabaseStoppingCommits.Stop.NEVER);
+    }
 
     @BeforeAll
     static void startPrivateServers() {
@@ -92,6 +150,74 @@ class OutageIT extends OrderApiIntegrationTest {
         assertThat(retry.status()).as("%s", retry).isEqualTo(200);
         assertThat(redisCounter(item)).isEqualTo(3);
         assertThat(orderCount(item)).isEqualTo(1);
+    }
+
+    @Test
+    void anOrderWhoseCommitWasLostWithTheDatabaseGetsItsStockBackOnceTheDatabaseAnswers() {
+        String item = uniqueItem("db-stops-mid-commit");
+        setStock(item, 5, null);
+        double givenBack = settled("given_back");
+
+        commits.stopTheDatabase(DatabaseStoppingCommits.Stop.BEFORE_COMMIT);
+        ApiClient.Answer answer;
+        try {
+            answer = api().order(item, "uma", 2, "Idempotency-Key", "lost-commit");
+            assertThat(answer.status()).as("%s", answer).isEqualTo(503);
+            assertThat(answer.code()).isEqualTo("DATABASE_UNAVAILABLE");
+            assertThat(answer.json().get("detail").asString()).isEqualTo(PlaceOrder.IN_DOUBT);
+            assertThat(redisCounter(item)).as("kept while nobody can tell whether it committed").isEqualTo(3);
+            assertThat(redis.opsForHash().size(StockKeys.inDoubt(item))).isEqualTo(1);
+        } finally {
+            STACK.start("mariadb");
+        }
+
+        await("the order is found absent and its stock given back").atMost(RECOVERY)
+                .pollInterval(Duration.ofMillis(200)).until(() -> redisCounter(item) == 5);
+        assertThat(redis.hasKey(StockKeys.inDoubt(item))).isFalse();
+        assertThat(redis.hasKey(StockKeys.idempotency(item, "lost-commit"))).isFalse();
+        assertThat(orderCount(item)).isZero();
+        assertThat(settled("given_back") - givenBack).isEqualTo(1);
+        var retry = await("orders are admitted again").atMost(RECOVERY).pollInterval(Duration.ofMillis(200))
+                .until(() -> api().order(item, "uma", 2, "Idempotency-Key", "lost-commit"),
+                        again -> again.status() != 503);
+        assertThat(retry.status()).as("%s", retry).isEqualTo(200);
+        assertThat(redisCounter(item)).isEqualTo(3);
+        assertThat(orderCount(item)).isEqualTo(1);
+    }
+
+    @Test
+    void anOrderCommittedJustBeforeTheDatabaseStoppedStandsAndKeepsItsStock() {
+        String item = uniqueItem("db-stops-after-commit");
+        setStock(item, 5, null);
+        double committed = settled("committed");
+
+        commits.stopTheDatabase(DatabaseStoppingCommits.Stop.AFTER_COMMIT);
+        try {
+            var answer = api().order(item, "vera", 2, "Idempotency-Key", "committed-unconfirmed");
+            assertThat(answer.status()).as("%s", answer).isEqualTo(503);
+            assertThat(answer.json().get("detail").asString()).isEqualTo(PlaceOrder.IN_DOUBT);
+        } finally {
+            STACK.start("mariadb");
+        }
+
+        await("the order is found committed").atMost(RECOVERY).pollInterval(Duration.ofMillis(200))
+                .until(() -> !redis.hasKey(StockKeys.inDoubt(item)));
+        assertThat(settled("committed") - committed).isEqualTo(1);
+        assertThat(redisCounter(item)).isEqualTo(3);
+        assertThat(orderCount(item)).isEqualTo(1);
+        var replay = await("orders are admitted again").atMost(RECOVERY).pollInterval(Duration.ofMillis(200))
+                .until(() -> api().order(item, "vera", 2, "Idempotency-Key", "committed-unconfirmed"),
+                        again -> again.status() != 503);
+        assertThat(replay.status()).as("the first answer, now confirmed: %s", replay).isEqualTo(200);
+        assertThat(replay.json().get("orderCode").asString()).isEqualTo(jdbc.sql(
+                "SELECT order_code FROM purchase_order WHERE item_code = ?").param(item).query(String.class).single());
+        assertThat(redisCounter(item)).isEqualTo(3);
+        assertThat(orderCount(item)).isEqualTo(1);
+    }
+
+    private double settled(String result) {
+        Counter counter = meters.find("flashstock.order.in-doubt.settled").tag("result", result).counter();
+        return counter == null ? 0 : counter.count();
     }
 
     @Test

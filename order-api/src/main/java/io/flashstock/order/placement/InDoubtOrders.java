@@ -1,0 +1,106 @@
+package io.flashstock.order.placement;
+
+import io.flashstock.order.config.OrderSettings;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
+import org.springframework.scheduling.annotation.SchedulingConfigurer;
+import org.springframework.scheduling.config.ScheduledTaskRegistrar;
+import org.springframework.stereotype.Component;
+
+import java.time.Duration;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * Orders whose commit failed while the database could not be asked whether it took: the database went away
+ * mid-commit. Such an order keeps its stock, since giving it back could oversell if the commit took, and is
+ * looked up again every {@code flashstock.order.in-doubt.check-every} until the database answers: found, it
+ * stands; absent, its stock is given back. Each is also recorded in Redis ({@code stock:{item}:in-doubt}), so
+ * that a reload, which recounts the item from the orders written, cancels the give-back instead of adding the
+ * stock a second time. An order still in doubt when the service stops is left to the reconciliation.
+ */
+@Component
+class InDoubtOrders implements SchedulingConfigurer {
+
+    private static final Logger log = LoggerFactory.getLogger(InDoubtOrders.class);
+
+    private final ConcurrentLinkedQueue<PlacedOrder> pending = new ConcurrentLinkedQueue<>();
+    private final StockGate gate;
+    private final OrderBook book;
+    private final Duration checkEvery;
+    private final Counter committed;
+    private final Counter givenBack;
+    private final Counter recounted;
+
+    InDoubtOrders(StockGate gate, OrderBook book, OrderSettings settings, MeterRegistry meters) {
+        this.gate = gate;
+        this.book = book;
+        this.checkEvery = settings.inDoubt().checkEvery();
+        Gauge.builder("flashstock.order.in-doubt", pending, ConcurrentLinkedQueue::size)
+                .description("Orders whose commit is not yet known to have taken or not").register(meters);
+        committed = settled(meters, "committed");
+        givenBack = settled(meters, "given_back");
+        recounted = settled(meters, "recounted");
+    }
+
+    private static Counter settled(MeterRegistry meters, String result) {
+        return Counter.builder("flashstock.order.in-doubt.settled")
+                .description("Orders in doubt, by how they were settled").tag("result", result).register(meters);
+    }
+
+    @Override
+    public void configureTasks(ScheduledTaskRegistrar tasks) {
+        tasks.addFixedDelayTask(this::settle, checkEvery);
+    }
+
+    /** Holds an order whose commit outcome is unknown; it keeps its stock until it is settled. */
+    void hold(PlacedOrder order) {
+        try {
+            gate.holdInDoubt(order);
+        } catch (DataAccessException e) {
+            // without its record a give-back could add stock that a reload already counted
+            log.error("order {} of item {}: commit outcome unknown and Redis did not record it ({}); its {} units "
+                    + "stay taken: reconcile the item", order.orderCode(), order.command().itemCode(), e.toString(),
+                    order.command().quantity());
+            return;
+        }
+        pending.add(order);
+        log.warn("order {} of item {}: commit outcome unknown; its {} units stay taken until the database answers",
+                order.orderCode(), order.command().itemCode(), order.command().quantity());
+    }
+
+    /** Settles the orders in doubt, oldest first, until the database or Redis fails to answer. */
+    void settle() {
+        PlacedOrder order;
+        while ((order = pending.peek()) != null) {
+            try {
+                settle(order);
+            } catch (DataAccessException notYet) {
+                log.debug("orders in doubt not settled yet: {}", notYet.toString());
+                return;
+            }
+            // this is the only thread that removes, so the head is still the order just settled
+            pending.poll();
+        }
+    }
+
+    private void settle(PlacedOrder order) {
+        var command = order.command();
+        if (book.committed(order.orderCode())) {
+            gate.releaseInDoubt(order);
+            committed.increment();
+            log.info("order {} of item {} was committed after all: it stands", order.orderCode(), command.itemCode());
+        } else if (gate.giveBackInDoubt(order)) {
+            givenBack.increment();
+            log.info("order {} of item {} was not committed: its {} units were given back", order.orderCode(),
+                    command.itemCode(), command.quantity());
+        } else {
+            recounted.increment();
+            log.info("order {} of item {} was not committed; the item was reloaded or reset since (or Redis lost "
+                    + "its counter), so nothing was given back", order.orderCode(), command.itemCode());
+        }
+    }
+}
