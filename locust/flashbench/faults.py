@@ -7,9 +7,11 @@ while they arrive, lets the pipeline drain and reconciles. A scenario passes onl
 
 The load is an open model (a request is started every 1/rate s whether or not earlier ones answered), so a
 stalled server is not hidden by a client that waits for it. Writes faults.md (the table of
-docs/reliability.md), faults.json and each scenario's reconciliation.
+docs/reliability.md), faults.json, and for each scenario its reconciliation and answers.csv (every request:
+when it started, its status and problem code, how long it took).
 """
 import argparse
+import csv
 import datetime as dt
 import json
 import os
@@ -52,6 +54,7 @@ class Outcome:
     recovery_s: float | None = None
     first_ok_after_fault_s: float | None = None
     slowest_error_ms: float | None = None
+    in_doubt: dict = field(default_factory=dict)
     reconciliation_exact: bool = False
     notes: str = ""
 
@@ -227,9 +230,41 @@ def judge(outcome: Outcome, load: Load, item: str, stock: int, fault_end: float,
         max(0, (stock - int(level.get("quantity", stock))) - sold)
 
 
+IN_DOUBT_RESULTS = ("committed", "given_back", "recounted")
+
+
+def in_doubt_settled() -> dict[str, float]:
+    """order-api's count of orders whose commit was in doubt, by how they were settled (0 when it is down)."""
+    import requests
+    counts = {}
+    for result in IN_DOUBT_RESULTS:
+        try:
+            r = requests.get(f"{API}/actuator/metrics/flashstock.order.in-doubt.settled",
+                             params={"tag": f"result:{result}"}, timeout=5)
+            counts[result] = r.json()["measurements"][0]["value"] if r.status_code == 200 else 0.0
+        except requests.RequestException:
+            counts[result] = 0.0
+    return counts
+
+
+def settled_during(before: dict[str, float]) -> dict[str, int]:
+    """Orders settled since `before`; a restarted order-api counts from zero again."""
+    after = in_doubt_settled()
+    return {k: int(after[k] - before[k] if after[k] >= before[k] else after[k]) for k in IN_DOUBT_RESULTS}
+
+
+def write_answers(load: Load, path: Path) -> None:
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["started_s", "status", "code", "latency_ms"])
+        for a in sorted(load.answers, key=lambda a: a.at):
+            w.writerow([f"{a.at - load.started:.3f}", a.status, a.code or "", f"{a.latency_s * 1000:.1f}"])
+
+
 def run_scenario(name: str, rate: float, duration_s: float, stock: int, out: Path) -> Outcome:
     item = f"fault-{name}-{uuid.uuid4().hex[:6]}"
     reset(item, stock)
+    settled_before = in_doubt_settled()
     load = Load(item, rate, duration_s)
     print(f"[faults] {name}: {rate:g}/s for {duration_s:g} s on {item}", file=sys.stderr, flush=True)
     runner = load.run()
@@ -240,18 +275,22 @@ def run_scenario(name: str, rate: float, duration_s: float, stock: int, out: Pat
     scenario_out = out / name
     scenario_out.mkdir(parents=True, exist_ok=True)
     judge(outcome, load, item, stock, fault_end, scenario_out)
+    outcome.in_doubt = settled_during(settled_before)
+    write_answers(load, scenario_out / "answers.csv")
     print(f"[faults] {name}: {'PASS' if outcome.passed else 'FAIL'} {asdict(outcome)}", file=sys.stderr, flush=True)
     return outcome
 
 
 def table(outcomes: list[Outcome]) -> str:
     lines = ["| scenario | faults injected | requests sent | 200s | lost | oversold | applied twice | "
-             "time to recover (s) | first 200 after fault (s) | slowest error answer (ms) | other answers | verdict |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
+             "time to recover (s) | first 200 after fault (s) | slowest error answer (ms) | other answers | "
+             "in doubt, then committed / given back | verdict |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|"]
     for o in outcomes:
         others = ", ".join(f"{k}: {v}" for k, v in sorted(o.statuses.items()) if k != "200") or "none"
         lines.append(f"| {o.scenario} | {o.faults} | {o.sent} | {o.ok} | {o.lost} | {o.oversold} | {o.applied_twice} "
                      f"| {o.recovery_s} | {o.first_ok_after_fault_s} | {o.slowest_error_ms} | {others} | "
+                     f"{o.in_doubt.get('committed', 0)} / {o.in_doubt.get('given_back', 0)} | "
                      f"{'PASS' if o.passed else 'FAIL: ' + o.notes} |")
     return "\n".join(lines)
 

@@ -4,6 +4,7 @@ import io.flashstock.order.config.OrderSettings;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.annotation.PreDestroy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
@@ -20,7 +21,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * looked up again every {@code flashstock.order.in-doubt.check-every} until the database answers: found, it
  * stands; absent, its stock is given back. Each is also recorded in Redis ({@code stock:{item}:in-doubt}), so
  * that a reload, which recounts the item from the orders written, cancels the give-back instead of adding the
- * stock a second time. An order still in doubt when the service stops is left to the reconciliation.
+ * stock a second time. An order still in doubt when the service stops is logged and left to the reconciliation.
  */
 @Component
 class InDoubtOrders implements SchedulingConfigurer {
@@ -72,8 +73,11 @@ class InDoubtOrders implements SchedulingConfigurer {
                 order.orderCode(), order.command().itemCode(), order.command().quantity());
     }
 
-    /** Settles the orders in doubt, oldest first, until the database or Redis fails to answer. */
-    void settle() {
+    /**
+     * Settles the orders in doubt, oldest first, until the database or Redis fails to answer. Synchronized, as
+     * the shutdown's last attempt may meet a scheduled one.
+     */
+    synchronized void settle() {
         PlacedOrder order;
         while ((order = pending.peek()) != null) {
             try {
@@ -82,9 +86,17 @@ class InDoubtOrders implements SchedulingConfigurer {
                 log.debug("orders in doubt not settled yet: {}", notYet.toString());
                 return;
             }
-            // this is the only thread that removes, so the head is still the order just settled
+            // only settle() removes, so the head is still the order just settled
             pending.poll();
         }
+    }
+
+    /** A last attempt at shutdown; what is still in doubt after it is named for the reconciliation. */
+    @PreDestroy
+    void settleBeforeShutdown() {
+        settle();
+        pending.forEach(order -> log.error("order {} of item {} is still in doubt at shutdown; its {} units stay "
+                + "taken: reconcile the item", order.orderCode(), order.command().itemCode(), order.command().quantity()));
     }
 
     private void settle(PlacedOrder order) {
