@@ -1,7 +1,8 @@
 -- Sets an item's counter, generation and per-user limit together (stock reset, reload, warm-up).
 -- KEYS[1] stock:{item}   KEYS[2] stock:{item}:gen   KEYS[3] stock:{item}:limit   KEYS[4] stock:{item}:in-doubt
+-- KEYS[5] stock:{item}:load
 -- ARGV[1] units left, '' for no counter (the item's gate is the database)   ARGV[2] generation
--- ARGV[3] per-user limit, '' for none
+-- ARGV[3] per-user limit, '' for none   ARGV[4] a new id of this load
 -- Returns 1 when applied, 0 when Redis already holds a newer generation (a later reset won the race).
 local current = tonumber(redis.call('GET', KEYS[2]) or '-1')
 if tonumber(ARGV[2]) < current then
@@ -22,4 +23,6 @@ end
 -- the new counter was counted from the orders written: an order in doubt that is not among them must not be
 -- given back on top of it
 redis.call('DEL', KEYS[4])
+-- stock taken before this load is in the count now (or gone with it): nothing taken before it is given back
+redis.call('SET', KEYS[5], ARGV[4])
 return 1

@@ -1,9 +1,9 @@
 -- The stock gate: checks and takes an order's quantity in one atomic step.
 -- KEYS[1] stock:{item}   KEYS[2] stock:{item}:gen   KEYS[3] stock:{item}:limit   KEYS[4] stock:{item}:taken:{order}
--- KEYS[5] stock:{item}:idem:{key}, only when the request carries an Idempotency-Key
+-- KEYS[5] stock:{item}:load   KEYS[6] stock:{item}:idem:{key}, only when the request carries an Idempotency-Key
 -- ARGV[1] quantity   ARGV[2] user id   ARGV[3] order code   ARGV[4] idempotency TTL (ms)   ARGV[5] per-user TTL (ms)
 -- ARGV[6] take record TTL (ms)
--- Returns strings: {'TAKEN', remaining, generation} | {'SOLD_OUT', remaining, generation} | {'UNKNOWN'}
+-- Returns strings: {'TAKEN', remaining, generation, load} | {'SOLD_OUT', remaining, generation} | {'UNKNOWN'}
 --                | {'LIMIT', remaining, generation, bought, limit} | {'REPLAY', first answer}
 local quantity = tonumber(ARGV[1])
 
@@ -11,12 +11,14 @@ local quantity = tonumber(ARGV[1])
 -- the same answer, taken once
 local record = redis.call('GET', KEYS[4])
 if record then
-  local separator = string.find(record, ':', 1, true)
-  return {'TAKEN', string.sub(record, 1, separator - 1), string.sub(record, separator + 1)}
+  local first = string.find(record, ':', 1, true)
+  local second = string.find(record, ':', first + 1, true)
+  return {'TAKEN', string.sub(record, 1, first - 1), string.sub(record, first + 1, second - 1),
+          string.sub(record, second + 1)}
 end
 
-if KEYS[5] then
-  local first = redis.call('GET', KEYS[5])
+if KEYS[6] then
+  local first = redis.call('GET', KEYS[6])
   if first then
     return {'REPLAY', first}
   end
@@ -45,15 +47,18 @@ if limit then
 end
 
 local remaining = redis.call('DECRBY', KEYS[1], quantity)
--- the take's record, remaining ':' generation, for a take of this order sent again
-redis.call('SET', KEYS[4], remaining .. ':' .. generation, 'PX', ARGV[6])
+-- which load of the counter the stock came from: a give-back after a later load would count it twice
+local load = redis.call('GET', KEYS[5]) or ''
+-- the take's record, remaining ':' generation ':' load, for a take of this order sent again; a give-back
+-- deletes it, so that the same give-back sent twice gives once
+redis.call('SET', KEYS[4], remaining .. ':' .. generation .. ':' .. load, 'PX', ARGV[6])
 if userKey then
   redis.call('INCRBY', userKey, quantity)
   redis.call('PEXPIRE', userKey, ARGV[5])
 end
-if KEYS[5] then
+if KEYS[6] then
   -- the user id goes last: it is the only part that may contain the separator
   local answer = ARGV[3] .. ':' .. quantity .. ':' .. remaining .. ':' .. generation .. ':' .. ARGV[2]
-  redis.call('SET', KEYS[5], answer, 'PX', ARGV[4])
+  redis.call('SET', KEYS[6], answer, 'PX', ARGV[4])
 end
-return {'TAKEN', tostring(remaining), generation}
+return {'TAKEN', tostring(remaining), generation, load}

@@ -53,8 +53,9 @@ public record OrderSettings(
      * @param ioThreads Netty I/O threads; 0 keeps Lettuce's default (one per core, at least 2)
      * @param computationThreads threads completing futures; 0 keeps Lettuce's default (one per core, at least 2)
      * @param takeRecordTtl how long Redis keeps each order's record of what it took, which makes a take sent
-     *                      again (after a timed-out reply, or by Lettuce after a reconnect) take nothing twice;
-     *                      must outlast {@code takeDeadline}
+     *                      again (after a timed-out reply, or by Lettuce after a reconnect) take nothing twice,
+     *                      and a give-back give once; must outlast {@code takeDeadline} and the order's write
+     *                      (a give-back after it gives nothing: drift the reconciliation shows)
      * @param takeDeadline how long a take whose replies time out is sent again; after it the order is answered
      *                     503 without knowing whether it took stock (reconciliation shows such drift)
      */

@@ -5,8 +5,11 @@ import java.util.List;
 /** A gate's answer: the Redis gate's, parsed from the Lua script's reply, or the DB-lock gate's. */
 sealed interface GateResult {
 
-    /** The quantity was taken; {@code remaining} is what is left after it. */
-    record Taken(long remaining, long generation) implements GateResult {
+    /**
+     * The quantity was taken; {@code remaining} is what is left after it, {@code load} the id of the load of
+     * the Redis counter it was taken from (empty for the DB-lock gate, and for a counter set before load ids).
+     */
+    record Taken(long remaining, long generation, String load) implements GateResult {
     }
 
     record SoldOut(long remaining) implements GateResult {
@@ -30,7 +33,7 @@ sealed interface GateResult {
     static GateResult parse(List<?> reply) {
         String verdict = (String) reply.get(0);
         return switch (verdict) {
-            case "TAKEN" -> new Taken(number(reply, 1), number(reply, 2));
+            case "TAKEN" -> new Taken(number(reply, 1), number(reply, 2), (String) reply.get(3));
             case "SOLD_OUT" -> new SoldOut(number(reply, 1));
             case "UNKNOWN" -> new Unknown();
             case "LIMIT" -> new LimitReached(number(reply, 3), number(reply, 4));

@@ -4,9 +4,10 @@ import io.flashstock.order.config.OrderSettings;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import jakarta.annotation.PreDestroy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.context.event.EventListener;
 import org.springframework.dao.DataAccessException;
 import org.springframework.scheduling.annotation.SchedulingConfigurer;
 import org.springframework.scheduling.config.ScheduledTaskRegistrar;
@@ -19,9 +20,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * Orders whose commit failed while the database could not be asked whether it took: the database went away
  * mid-commit. Such an order keeps its stock, since giving it back could oversell if the commit took, and is
  * looked up again every {@code flashstock.order.in-doubt.check-every} until the database answers: found, it
- * stands; absent, its stock is given back. Each is also recorded in Redis ({@code stock:{item}:in-doubt}), so
- * that a reload, which recounts the item from the orders written, cancels the give-back instead of adding the
- * stock a second time. An order still in doubt when the service stops is logged and left to the reconciliation.
+ * stands; absent, its stock is given back, unless the counter was loaded again since (a reload recounted the
+ * item from the orders written, and adding the stock back would count it twice). Each is also recorded in
+ * Redis ({@code stock:{item}:in-doubt}), for the reconciliation and so that it is given back only once. An order still in doubt when the service stops is logged and left to the reconciliation.
  */
 @Component
 class InDoubtOrders implements SchedulingConfigurer {
@@ -74,27 +75,40 @@ class InDoubtOrders implements SchedulingConfigurer {
     }
 
     /**
-     * Settles the orders in doubt, oldest first, until the database or Redis fails to answer. Synchronized, as
-     * the shutdown's last attempt may meet a scheduled one.
+     * Settles the orders in doubt, each at most once per round. An order whose lookup fails goes to the back,
+     * so that one stuck on a lock (its lost transaction still open on the server) holds up no other; the round
+     * ends when the database or Redis cannot be reached at all. Synchronized, as the shutdown's last attempt
+     * may meet a scheduled one.
      */
     synchronized void settle() {
-        PlacedOrder order;
-        while ((order = pending.peek()) != null) {
+        for (int left = pending.size(); left > 0; left--) {
+            PlacedOrder order = pending.poll();
+            if (order == null) {
+                return;
+            }
             try {
                 settle(order);
             } catch (DataAccessException notYet) {
-                log.debug("orders in doubt not settled yet: {}", notYet.toString());
-                return;
+                pending.add(order);
+                log.debug("order {} in doubt not settled yet: {}", order.orderCode(), notYet.toString());
+                if (DatabaseBreaker.isUnreachable(notYet)) {
+                    return;
+                }
             }
-            // only settle() removes, so the head is still the order just settled
-            pending.poll();
         }
     }
 
-    /** A last attempt at shutdown; what is still in doubt after it is named for the reconciliation. */
-    @PreDestroy
+    /**
+     * A last attempt when the application context closes, before Redis and the pool are stopped; what is still
+     * in doubt after it is named for the reconciliation.
+     */
+    @EventListener(ContextClosedEvent.class)
     void settleBeforeShutdown() {
-        settle();
+        try {
+            settle();
+        } catch (RuntimeException e) {
+            log.warn("last settlement of the orders in doubt failed: {}", e.toString());
+        }
         pending.forEach(order -> log.error("order {} of item {} is still in doubt at shutdown; its {} units stay "
                 + "taken: reconcile the item", order.orderCode(), order.command().itemCode(), order.command().quantity()));
     }

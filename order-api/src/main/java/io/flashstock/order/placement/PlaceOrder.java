@@ -91,8 +91,8 @@ public class PlaceOrder {
     }
 
     private Outcome write(OrderCommand command, String orderCode, GateResult.Taken taken) {
-        var order = new PlacedOrder(orderCode, uuids.generate(), command, taken.generation(), taken.remaining(),
-                clock.instant());
+        var order = new PlacedOrder(orderCode, uuids.generate(), command, taken.generation(), taken.load(),
+                taken.remaining(), clock.instant());
         OutboxStatus status = command.itemCode().equals(warmupItemCode) ? OutboxStatus.WARMUP : OutboxStatus.NEW;
         try {
             metrics.timeDatabase(() -> book.write(order, status));

@@ -5,9 +5,12 @@ import io.flashstock.contract.StockDeducted;
 import java.time.Instant;
 import java.util.UUID;
 
-/** An order whose quantity the gate took, about to be written with its {@link StockDeducted} event. */
-record PlacedOrder(String orderCode, UUID eventId, OrderCommand command, long generation, long remaining,
-                   Instant createdAt) {
+/**
+ * An order whose quantity the gate took, about to be written with its {@link StockDeducted} event;
+ * {@code load} is the load of the Redis counter it was taken from (see {@link GateResult.Taken}).
+ */
+record PlacedOrder(String orderCode, UUID eventId, OrderCommand command, long generation, String load,
+                   long remaining, Instant createdAt) {
 
     StockDeducted event() {
         return new StockDeducted(eventId, orderCode, command.itemCode(), command.userId(), command.quantity(),

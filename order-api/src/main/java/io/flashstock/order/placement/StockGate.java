@@ -58,9 +58,10 @@ class StockGate {
      * lower than the orders say (reconciliation shows it, a reload repairs it), never oversell.
      */
     GateResult take(OrderCommand order, String orderCode) {
-        var keys = new ArrayList<String>(5);
+        var keys = new ArrayList<String>(6);
         keys.addAll(StockKeys.itemKeys(order.itemCode()));
         keys.add(StockKeys.taken(order.itemCode(), orderCode));
+        keys.add(StockKeys.load(order.itemCode()));
         if (order.idempotencyKey() != null) {
             keys.add(StockKeys.idempotency(order.itemCode(), order.idempotencyKey()));
         }
@@ -93,7 +94,8 @@ class StockGate {
 
     /**
      * Returns the quantity of an order that was not written, and forgets its Idempotency-Key. Nothing is
-     * returned to a generation that a reset has replaced since.
+     * returned to a generation that a reset has replaced since, nor to a counter loaded again since (a reload
+     * counted it from the orders written), and nothing twice: the take's record is the guard.
      *
      * @return whether the stock was given back
      */
@@ -117,7 +119,8 @@ class StockGate {
 
     /**
      * Settles an order in doubt that was not written: gives its quantity back like {@link #giveBack}, unless a
-     * reload or reset has recounted the item since (its record is gone), and only once.
+     * reload or reset has recounted the item since, and only once (its in-doubt record is the guard, since the
+     * take's record may have expired by then).
      *
      * @return whether the stock was given back
      */
@@ -127,15 +130,17 @@ class StockGate {
 
     private boolean giveBack(PlacedOrder order, boolean inDoubt) {
         var command = order.command();
-        var keys = new ArrayList<String>(4);
+        var keys = new ArrayList<String>(5);
         keys.add(StockKeys.counter(command.itemCode()));
         keys.add(StockKeys.generation(command.itemCode()));
-        keys.add(StockKeys.inDoubt(command.itemCode()));
+        keys.add(StockKeys.load(command.itemCode()));
+        keys.add(inDoubt ? StockKeys.inDoubt(command.itemCode()) : StockKeys.taken(command.itemCode(), order.orderCode()));
         if (command.idempotencyKey() != null) {
             keys.add(StockKeys.idempotency(command.itemCode(), command.idempotencyKey()));
         }
         Long given = redis.execute(GIVE_BACK, keys, Integer.toString(command.quantity()),
-                Long.toString(order.generation()), command.userId(), order.orderCode(), inDoubt ? "1" : "0");
+                Long.toString(order.generation()), command.userId(), order.orderCode(),
+                inDoubt ? "in-doubt" : "taken", order.load());
         return given != null && given == 1L;
     }
 }

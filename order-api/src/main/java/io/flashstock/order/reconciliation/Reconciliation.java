@@ -112,11 +112,18 @@ public class Reconciliation {
     }
 
     private static Invariant redisInvariant(long expectedRemaining, Long redisRemaining, long inDoubtUnits) {
-        return Invariant.of(REDIS_MATCHES_ORDERS, expectedRemaining, redisRemaining, redisRemaining == null
-                ? "Redis has no counter for the item (Redis restarted?): reload it from the orders"
-                : inDoubtUnits > 0 ? "orders whose commit is in doubt hold " + inDoubtUnits + " units: the "
-                + "order-api that took them settles them once the database answers; if it stopped, reload the item"
-                : "Redis differs from baseline − Σ orders: drift (a crash between the Redis step and the commit?)");
+        String detail;
+        if (redisRemaining == null) {
+            detail = "Redis has no counter for the item (Redis restarted?): reload it from the orders";
+        } else if (inDoubtUnits > 0 && expectedRemaining - redisRemaining == inDoubtUnits) {
+            detail = "orders whose commit is in doubt hold " + inDoubtUnits + " units: the order-api that took them "
+                    + "settles them once the database answers; if it stopped, reload the item";
+        } else {
+            detail = "Redis differs from baseline − Σ orders" + (inDoubtUnits > 0 ? " by other than the "
+                    + inDoubtUnits + " units orders in doubt hold" : "")
+                    + ": drift (a crash between the Redis step and the commit?)";
+        }
+        return Invariant.of(REDIS_MATCHES_ORDERS, expectedRemaining, redisRemaining, detail);
     }
 
     /** Units taken by orders whose commit could not be confirmed yet (StockKeys.inDoubt). */

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.function.Supplier;
 
 /** The administrative side of an item's Redis keys: set, read and remove them. */
@@ -58,7 +59,9 @@ class StockCounters {
     private boolean runLoad(String itemCode, String remaining, long generation, String perUserLimit) {
         var keys = new ArrayList<>(StockKeys.itemKeys(itemCode));
         keys.add(StockKeys.inDoubt(itemCode));
-        Long applied = redis(() -> redis.execute(LOAD, keys, remaining, Long.toString(generation), perUserLimit));
+        keys.add(StockKeys.load(itemCode));
+        Long applied = redis(() -> redis.execute(LOAD, keys, remaining, Long.toString(generation), perUserLimit,
+                UUID.randomUUID().toString()));
         return applied != null && applied == 1L;
     }
 

@@ -37,6 +37,15 @@ public final class StockKeys {
     }
 
     /**
+     * The id of the load (reset, reload, warm-up) that last set the counter. Stock taken under an earlier load
+     * is never given back: that load's successor counted the counter from the orders written, or Redis lost
+     * it, so adding the stock back would create stock.
+     */
+    public static String load(String itemCode) {
+        return counter(itemCode) + ":load";
+    }
+
+    /**
      * The orders whose commit could not be confirmed either way, with the units each took: they keep their stock
      * until order-api finds out whether they were written. A reload or reset removes them, because it recounts
      * the item from the orders themselves.

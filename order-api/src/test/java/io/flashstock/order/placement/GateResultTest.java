@@ -11,7 +11,8 @@ class GateResultTest {
 
     @Test
     void parsesEveryVerdictOfTheScript() {
-        assertThat(GateResult.parse(List.of("TAKEN", "99", "3"))).isEqualTo(new GateResult.Taken(99, 3));
+        assertThat(GateResult.parse(List.of("TAKEN", "99", "3", "load-7")))
+                .isEqualTo(new GateResult.Taken(99, 3, "load-7"));
         assertThat(GateResult.parse(List.of("SOLD_OUT", "0", "3"))).isEqualTo(new GateResult.SoldOut(0));
         assertThat(GateResult.parse(List.of("UNKNOWN"))).isEqualTo(new GateResult.Unknown());
         assertThat(GateResult.parse(List.of("LIMIT", "50", "2", "4", "5")))

@@ -196,6 +196,7 @@ class OutageIT extends OrderApiIntegrationTest {
             var answer = api().order(item, "vera", 2, "Idempotency-Key", "committed-unconfirmed");
             assertThat(answer.status()).as("%s", answer).isEqualTo(503);
             assertThat(answer.json().get("detail").asString()).isEqualTo(PlaceOrder.IN_DOUBT);
+            assertThat(redis.opsForHash().size(StockKeys.inDoubt(item))).isEqualTo(1);
         } finally {
             STACK.start("mariadb");
         }
