@@ -20,8 +20,7 @@ if ARGV[3] == '' then
 else
   redis.call('SET', KEYS[3], ARGV[3])
 end
--- the new counter was counted from the orders written: an order in doubt that is not among them must not be
--- given back on top of it
+-- the new counter was counted from the orders written: no order is in doubt for it any more
 redis.call('DEL', KEYS[4])
 -- stock taken before this load is in the count now (or gone with it): nothing taken before it is given back
 redis.call('SET', KEYS[5], ARGV[4])

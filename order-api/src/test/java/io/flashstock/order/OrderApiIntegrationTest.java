@@ -69,6 +69,11 @@ public abstract class OrderApiIntegrationTest {
         return answer;
     }
 
+    /** {@code POST /admin/items/{item}/stock/reload} with the admin token: the counter rebuilt from the orders. */
+    protected ApiClient.Answer reload(String itemCode) {
+        return api().post("/admin/items/" + itemCode + "/stock/reload", "", "Authorization", ADMIN);
+    }
+
     /** A stock reset that names the item's gate ({@code redis} or {@code db-lock}). */
     protected ApiClient.Answer setStock(String itemCode, long quantity, Integer perUserLimit, Gate gate) {
         var answer = api().put("/admin/items/" + itemCode + "/stock", "{\"quantity\":" + quantity

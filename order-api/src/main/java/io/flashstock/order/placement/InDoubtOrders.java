@@ -22,7 +22,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * looked up again every {@code flashstock.order.in-doubt.check-every} until the database answers: found, it
  * stands; absent, its stock is given back, unless the counter was loaded again since (a reload recounted the
  * item from the orders written, and adding the stock back would count it twice). Each is also recorded in
- * Redis ({@code stock:{item}:in-doubt}), for the reconciliation and so that it is given back only once. An order still in doubt when the service stops is logged and left to the reconciliation.
+ * Redis ({@code stock:{item}:in-doubt}), for the reconciliation and so that it is given back only once. An
+ * order still in doubt when the service stops is logged and left to the reconciliation.
  */
 @Component
 class InDoubtOrders implements SchedulingConfigurer {
@@ -63,7 +64,7 @@ class InDoubtOrders implements SchedulingConfigurer {
         try {
             gate.holdInDoubt(order);
         } catch (DataAccessException e) {
-            // without its record a give-back could add stock that a reload already counted
+            // the record guards the give-back: without it, none could be given, so the order is left as drift
             log.error("order {} of item {}: commit outcome unknown and Redis did not record it ({}); its {} units "
                     + "stay taken: reconcile the item", order.orderCode(), order.command().itemCode(), e.toString(),
                     order.command().quantity());

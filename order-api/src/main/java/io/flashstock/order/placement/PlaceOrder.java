@@ -115,8 +115,9 @@ public class PlaceOrder {
             boolean given = gate.giveBack(order);
             metrics.compensated(given);
             if (!given) {
-                log.info("order {} not written; its {} units of {} belong to generation {}, replaced since",
-                        order.orderCode(), command.quantity(), command.itemCode(), order.generation());
+                log.info("order {} not written; its {} units of {} were not given back: the counter was reset or "
+                        + "reloaded since generation {}, or they were given back already", order.orderCode(),
+                        command.quantity(), command.itemCode(), order.generation());
             }
         } catch (DataAccessException e) {
             metrics.compensated(false);

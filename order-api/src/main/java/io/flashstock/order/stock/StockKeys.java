@@ -31,7 +31,10 @@ public final class StockKeys {
         return counter(itemCode) + ":idem:" + key;
     }
 
-    /** What one order took (remaining and generation), so that its take sent again answers it instead of taking twice. */
+    /**
+     * What one order took (remaining, generation and load), so that its take sent again answers it instead of
+     * taking twice; the give-back of an order not written deletes it, so that it gives once.
+     */
     public static String taken(String itemCode, String orderCode) {
         return counter(itemCode) + ":taken:" + orderCode;
     }

@@ -151,7 +151,7 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
         assertThat(gate.giveBack(given)).isTrue();
         assertThat(gate.giveBack(given)).as("given back once").isFalse();
         assertThat(redisCounter(item)).isEqualTo(8);
-        var reloaded = api().post("/admin/items/" + item + "/stock/reload", "", "Authorization", ADMIN);
+        var reloaded = reload(item);
         assertThat(reloaded.status()).as("%s", reloaded).isEqualTo(200);
         assertThat(redisCounter(item)).as("recounted from the orders written: none").isEqualTo(10);
         assertThat(gate.giveBack(counted)).as("the reload counted it already").isFalse();
@@ -178,7 +178,7 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
         assertThat(gate.giveBackInDoubt(first)).as("given back once").isFalse();
         assertThat(redisCounter(item)).isEqualTo(7);
 
-        var reloaded = api().post("/admin/items/" + item + "/stock/reload", "", "Authorization", ADMIN);
+        var reloaded = reload(item);
         assertThat(reloaded.status()).as("%s", reloaded).isEqualTo(200);
         assertThat(redisCounter(item)).as("recounted from the orders written: none").isEqualTo(10);
         assertThat(redis.hasKey(StockKeys.inDoubt(item))).isFalse();

@@ -326,7 +326,7 @@ class OutageIT extends OrderApiIntegrationTest {
         // the restarted Redis kept nothing: the item must not look unknown, nor sell from nothing
         await("Lettuce reconnects").atMost(RECOVERY).pollInterval(Duration.ofMillis(500))
                 .until(() -> "STOCK_NOT_LOADED".equals(api().order(item, "pete", 1).code()));
-        var reloaded = api().post("/admin/items/" + item + "/stock/reload", "", "Authorization", ADMIN);
+        var reloaded = reload(item);
         assertThat(reloaded.status()).as("%s", reloaded).isEqualTo(200);
         assertThat(reloaded.json().get("redisRemaining").asLong()).isEqualTo(4);
         assertThat(api().order(item, "pete", 1).status()).isEqualTo(200);

@@ -152,7 +152,7 @@ class StockAdminIT extends OrderApiIntegrationTest {
         assertThat(after.get("drift").asLong()).isZero();
 
         clock.advance(Duration.ofSeconds(6));
-        var reload = api().post("/admin/items/" + item + "/stock/reload", "", "Authorization", ADMIN);
+        var reload = reload(item);
         assertThat(reload.status()).isEqualTo(409);
         assertThat(reload.code()).isEqualTo("WRONG_GATE");
         assertThat(reload.json().get("gate").asString()).isEqualTo("db-lock");
@@ -206,13 +206,13 @@ class StockAdminIT extends OrderApiIntegrationTest {
         redis.delete(StockKeys.bought(item, 1, "leo"));
         assertThat(api().order(item, "leo", 1).code()).isEqualTo("STOCK_NOT_LOADED");
 
-        var tooEarly = api().post("/admin/items/" + item + "/stock/reload", "", "Authorization", ADMIN);
+        var tooEarly = reload(item);
         assertThat(tooEarly.status()).isEqualTo(409);
         assertThat(tooEarly.code()).isEqualTo("ORDERS_IN_FLIGHT");
         assertThat(redisCounter(item)).isNull();
 
         clock.advance(Duration.ofSeconds(6));
-        var reloaded = api().post("/admin/items/" + item + "/stock/reload", "", "Authorization", ADMIN);
+        var reloaded = reload(item);
 
         assertThat(reloaded.status()).as("%s", reloaded).isEqualTo(200);
         assertThat(reloaded.json().get("redisRemaining").asLong()).isEqualTo(7);
