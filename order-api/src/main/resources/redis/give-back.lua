@@ -20,14 +20,14 @@ end
 if guard == 0 then
   return 0
 end
--- after a reset (new generation), a reload (new load) or a lost counter, adding the quantity back would
--- create stock: the new counter was counted from the orders written, without this one
+-- after a reset or a reload (a new load) or a lost counter, adding the quantity back would create stock: the
+-- new counter was counted from the orders written, without this one
 if (redis.call('GET', KEYS[2]) or '0') ~= ARGV[2] or (redis.call('GET', KEYS[3]) or '') ~= ARGV[6]
     or redis.call('EXISTS', KEYS[1]) == 0 then
   return 0
 end
 redis.call('INCRBY', KEYS[1], ARGV[1])
-local userKey = KEYS[1] .. ':g' .. ARGV[2] .. ':user:' .. ARGV[3]
+local userKey = KEYS[1] .. ':e' .. ARGV[6] .. ':user:' .. ARGV[3]
 if redis.call('EXISTS', userKey) == 1 then
   redis.call('DECRBY', userKey, ARGV[1])
 end

@@ -1,15 +1,17 @@
--- Sets an item's counter, generation and per-user limit together (stock reset, reload, warm-up).
+-- Sets an item's counter, generation and per-user limit together (stock reset, reload, warm-up), under the
+-- load epoch the database recorded for this load (stock_item.load_epoch), and marks the counter as loaded in
+-- the life of this Redis process.
 -- KEYS[1] stock:{item}   KEYS[2] stock:{item}:gen   KEYS[3] stock:{item}:limit   KEYS[4] stock:{item}:in-doubt
--- KEYS[5] stock:{item}:load
+-- KEYS[5] stock:{item}:load   KEYS[6] stock:{item}:life
 -- ARGV[1] units left, '' for no counter (the item's gate is the database)   ARGV[2] generation
--- ARGV[3] per-user limit, '' for none   ARGV[4] a new id of this load
--- Returns 1 when applied, 0 when Redis already holds a newer generation (a later reset won the race).
-local current = tonumber(redis.call('GET', KEYS[2]) or '-1')
-if tonumber(ARGV[2]) < current then
+-- ARGV[3] per-user limit, '' for none   ARGV[4] the load epoch
+-- Returns 1 when applied, 0 when Redis holds this load or a later one already (a later reset or reload won
+-- the race: epochs only grow, resets included).
+if tonumber(ARGV[4]) <= (tonumber(redis.call('GET', KEYS[5]) or '') or -1) then
   return 0
 end
 if ARGV[1] == '' then
-  -- the generation stays, so that a late load of an older reset cannot bring a counter back
+  -- the epoch stays, so that a late load of an older reset cannot bring a counter back
   redis.call('DEL', KEYS[1])
 else
   redis.call('SET', KEYS[1], ARGV[1])
@@ -22,6 +24,9 @@ else
 end
 -- the new counter was counted from the orders written: no order is in doubt for it any more
 redis.call('DEL', KEYS[4])
--- stock taken before this load is in the count now (or gone with it): nothing taken before it is given back
+-- stock taken before this load is in the count now (or fenced out of the database): none of it is given back
 redis.call('SET', KEYS[5], ARGV[4])
+local info = redis.call('INFO', 'server')
+local at = string.find(info, 'run_id:', 1, true)
+redis.call('SET', KEYS[6], string.sub(info, at + 7, at + 46))
 return 1

@@ -1,11 +1,23 @@
 -- The stock gate: checks and takes an order's quantity in one atomic step.
 -- KEYS[1] stock:{item}   KEYS[2] stock:{item}:gen   KEYS[3] stock:{item}:limit   KEYS[4] stock:{item}:taken:{order}
--- KEYS[5] stock:{item}:load   KEYS[6] stock:{item}:idem:{key}, only when the request carries an Idempotency-Key
+-- KEYS[5] stock:{item}:load   KEYS[6] stock:{item}:life
+-- KEYS[7] stock:{item}:idem:{key}, only when the request carries an Idempotency-Key
 -- ARGV[1] quantity   ARGV[2] user id   ARGV[3] order code   ARGV[4] idempotency TTL (ms)   ARGV[5] per-user TTL (ms)
 -- ARGV[6] take record TTL (ms)
 -- Returns strings: {'TAKEN', remaining, generation, load} | {'SOLD_OUT', remaining, generation} | {'UNKNOWN'}
---                | {'LIMIT', remaining, generation, bought, limit} | {'REPLAY', first answer}
+--                | {'UNTRUSTED'} | {'LIMIT', remaining, generation, bought, limit} | {'REPLAY', first answer}
 local quantity = tonumber(ARGV[1])
+
+-- a counter is trusted only in the life of the Redis process that loaded it: one restored from a file or
+-- promoted from a replica may have lost its last decrements, and selling from it could oversell
+local info = redis.call('INFO', 'server')
+local at = string.find(info, 'run_id:', 1, true)
+if redis.call('GET', KEYS[6]) ~= string.sub(info, at + 7, at + 46) then
+  if redis.call('EXISTS', KEYS[1]) == 0 then
+    return {'UNKNOWN'}
+  end
+  return {'UNTRUSTED'}
+end
 
 -- this order's take ran already (sent again after a timed-out reply, or by the client after a reconnect):
 -- the same answer, taken once
@@ -17,8 +29,8 @@ if record then
           string.sub(record, second + 1)}
 end
 
-if KEYS[6] then
-  local first = redis.call('GET', KEYS[6])
+if KEYS[7] then
+  local first = redis.call('GET', KEYS[7])
   if first then
     return {'REPLAY', first}
   end
@@ -34,12 +46,16 @@ if stock < quantity then
   return {'SOLD_OUT', tostring(stock), generation}
 end
 
--- the per-user key carries the generation, so a stock reset starts everyone from zero; it shares the
--- item's hash tag, so it lives in the same cluster slot as the declared keys
+-- which load of the counter the stock comes from: the order's transaction writes only if it is still the
+-- database's (stock_item.load_epoch), and a give-back after a later load would count it twice
+local load = redis.call('GET', KEYS[5])
+
+-- the per-user key carries the load, whose reload rebuilt it from the orders (a reset starts a new load, so
+-- everyone starts from zero); it shares the item's hash tag, so it lives in the same cluster slot
 local userKey
 local limit = redis.call('GET', KEYS[3])
 if limit then
-  userKey = KEYS[1] .. ':g' .. generation .. ':user:' .. ARGV[2]
+  userKey = KEYS[1] .. ':e' .. load .. ':user:' .. ARGV[2]
   local bought = tonumber(redis.call('GET', userKey) or '0')
   if bought + quantity > tonumber(limit) then
     return {'LIMIT', tostring(stock), generation, tostring(bought), limit}
@@ -47,8 +63,6 @@ if limit then
 end
 
 local remaining = redis.call('DECRBY', KEYS[1], quantity)
--- which load of the counter the stock came from: a give-back after a later load would count it twice
-local load = redis.call('GET', KEYS[5]) or ''
 -- the take's record, remaining ':' generation ':' load, for a take of this order sent again; a give-back
 -- deletes it, so that the same give-back sent twice gives once
 redis.call('SET', KEYS[4], remaining .. ':' .. generation .. ':' .. load, 'PX', ARGV[6])
@@ -56,9 +70,9 @@ if userKey then
   redis.call('INCRBY', userKey, quantity)
   redis.call('PEXPIRE', userKey, ARGV[5])
 end
-if KEYS[6] then
+if KEYS[7] then
   -- the user id goes last: it is the only part that may contain the separator
   local answer = ARGV[3] .. ':' .. quantity .. ':' .. remaining .. ':' .. generation .. ':' .. ARGV[2]
-  redis.call('SET', KEYS[6], answer, 'PX', ARGV[4])
+  redis.call('SET', KEYS[7], answer, 'PX', ARGV[4])
 end
 return {'TAKEN', tostring(remaining), generation, load}

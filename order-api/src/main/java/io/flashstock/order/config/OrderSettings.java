@@ -16,8 +16,8 @@ import java.time.Duration;
  * @param idempotencyTtl how long the first answer to an {@code Idempotency-Key} is kept for replays
  * @param perUserTtl how long a user's bought units of an item are remembered for the per-user limit; should
  *                   outlast the sale
- * @param reloadQuietPeriod how long an item must have taken no order before its Redis counter may be
- *                          rebuilt from the database, so that no order is in flight between the two
+ * @param reload how the Redis counter of an item is rebuilt from the database (by an operator, or by the
+ *               engine when the gate finds the counter missing or untrusted)
  * @param redis the Redis gate's client threads, and how a take whose reply timed out is sent again
  * @param groupCommit how concurrent orders share database transactions
  * @param outage how orders are refused while the orders database is unreachable
@@ -30,7 +30,7 @@ public record OrderSettings(
         @DefaultValue("4KB") DataSize maxBodySize,
         @DefaultValue("24h") Duration idempotencyTtl,
         @DefaultValue("7d") Duration perUserTtl,
-        @DefaultValue("2s") Duration reloadQuietPeriod,
+        @DefaultValue Reload reload,
         @DefaultValue Redis redis,
         @DefaultValue GroupCommit groupCommit,
         @DefaultValue Outage outage,
@@ -66,6 +66,25 @@ public record OrderSettings(
             if (takeRecordTtl.compareTo(takeDeadline) <= 0) {
                 throw new IllegalArgumentException("flashstock.order.redis.take-record-ttl (" + takeRecordTtl
                         + ") must outlast take-deadline (" + takeDeadline + ")");
+            }
+        }
+    }
+
+    /**
+     * Rebuilding an item's Redis counter: its load epoch is raised in the database (which waits for the order
+     * transactions of the old epoch and fences out the rest), the orders are counted, the counter is loaded.
+     *
+     * @param fenceTimeout how long the raise may wait for order transactions still holding the old epoch (and a
+     *                     reset for its row lock); after it the rebuild fails and nothing changed
+     * @param lockTtl how long one order-api holds an item's reload lock; outlasts a rebuild, and bounds how
+     *                long a rebuild that died with its order-api delays the next
+     */
+    public record Reload(@DefaultValue("5s") Duration fenceTimeout, @DefaultValue("15s") Duration lockTtl) {
+
+        public Reload {
+            if (lockTtl.compareTo(fenceTimeout) <= 0) {
+                throw new IllegalArgumentException("flashstock.order.reload.lock-ttl (" + lockTtl
+                        + ") must outlast fence-timeout (" + fenceTimeout + ")");
             }
         }
     }

@@ -59,7 +59,7 @@ class TuningReport {
                 .append(", maxBodySize=").append(settings.maxBodySize())
                 .append(", idempotencyTtl=").append(settings.idempotencyTtl())
                 .append(", perUserTtl=").append(settings.perUserTtl())
-                .append(", reloadQuietPeriod=").append(settings.reloadQuietPeriod()).append(']');
+                .append(", reload=").append(settings.reload()).append(']');
         return line.toString();
     }
 

@@ -72,7 +72,7 @@ class DbLockGate {
         }
         jdbc.sql("UPDATE stock_item SET db_remaining = db_remaining - ? WHERE item_code = ?")
                 .params(order.quantity(), order.itemCode()).update();
-        return new GateResult.Taken(item.remaining() - order.quantity(), item.generation(), "");
+        return new GateResult.Taken(item.remaining() - order.quantity(), item.generation(), 0);
     }
 
     /**

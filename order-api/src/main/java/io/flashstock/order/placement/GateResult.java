@@ -6,10 +6,10 @@ import java.util.List;
 sealed interface GateResult {
 
     /**
-     * The quantity was taken; {@code remaining} is what is left after it, {@code load} the id of the load of
-     * the Redis counter it was taken from (empty for the DB-lock gate, and for a counter set before load ids).
+     * The quantity was taken; {@code remaining} is what is left after it, {@code loadEpoch} the load of the Redis
+     * counter it was taken from (0 for the DB-lock gate, whose row lock is its own fence).
      */
-    record Taken(long remaining, long generation, String load) implements GateResult {
+    record Taken(long remaining, long generation, long loadEpoch) implements GateResult {
     }
 
     record SoldOut(long remaining) implements GateResult {
@@ -17,6 +17,13 @@ sealed interface GateResult {
 
     /** No counter in Redis for the item; for the DB-lock gate, no {@code stock_item} row. */
     record Unknown() implements GateResult {
+    }
+
+    /**
+     * The item's counter was loaded in an earlier life of Redis (restored from a file or a replica, so it may
+     * miss its last decrements): nothing was taken, and it must be rebuilt before anything is sold from it.
+     */
+    record Untrusted() implements GateResult {
     }
 
     /** The DB-lock gate found an item that the Redis gate sells (the Redis gate learns that on its miss path). */
@@ -33,9 +40,10 @@ sealed interface GateResult {
     static GateResult parse(List<?> reply) {
         String verdict = (String) reply.get(0);
         return switch (verdict) {
-            case "TAKEN" -> new Taken(number(reply, 1), number(reply, 2), (String) reply.get(3));
+            case "TAKEN" -> new Taken(number(reply, 1), number(reply, 2), number(reply, 3));
             case "SOLD_OUT" -> new SoldOut(number(reply, 1));
             case "UNKNOWN" -> new Unknown();
+            case "UNTRUSTED" -> new Untrusted();
             case "LIMIT" -> new LimitReached(number(reply, 3), number(reply, 4));
             case "REPLAY" -> new Replay(FirstAnswer.parse((String) reply.get(1)));
             default -> throw new IllegalStateException("unexpected reply from the stock gate: " + reply);

@@ -21,6 +21,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -33,7 +34,8 @@ import java.util.function.Supplier;
  * otherwise it waits until a writer has written its order. Each request still returns only after its own
  * rows committed, nothing waits to fill a batch, and a batch that fails is retried order by order, so one
  * order's problem cannot fail another; but a batch that could not reach the database fails whole, since
- * each retry would only wait out the pool's timeout again. These writes go through the {@link DatabaseBreaker}.
+ * each retry would only wait out the pool's timeout again. These writes go through the {@link DatabaseBreaker},
+ * and each transaction writes only the orders the {@link LoadFence} admits.
  */
 @Component
 class OrderBook {
@@ -50,6 +52,7 @@ class OrderBook {
     /** For batched inserts, which JdbcClient does not offer; the driver rewrites them into one multi-row insert. */
     private final JdbcTemplate batches;
     private final Outbox outbox;
+    private final LoadFence fence;
     private final PlatformTransactionManager transactions;
     private final OrderSettings.GroupCommit groupCommit;
     private final ConcurrentLinkedQueue<Queued> queue = new ConcurrentLinkedQueue<>();
@@ -57,11 +60,13 @@ class OrderBook {
     private final DistributionSummary batchSizes;
     private final DatabaseBreaker breaker;
 
-    OrderBook(JdbcClient jdbc, JdbcTemplate batches, Outbox outbox, PlatformTransactionManager transactions,
-              OrderSettings settings, MeterRegistry meters, DatabaseBreaker breaker) {
+    OrderBook(JdbcClient jdbc, JdbcTemplate batches, Outbox outbox, LoadFence fence,
+              PlatformTransactionManager transactions, OrderSettings settings, MeterRegistry meters,
+              DatabaseBreaker breaker) {
         this.jdbc = jdbc;
         this.batches = batches;
         this.outbox = outbox;
+        this.fence = fence;
         this.transactions = transactions;
         this.groupCommit = settings.groupCommit();
         this.writerSlots = new Semaphore(groupCommit.writers());
@@ -70,13 +75,20 @@ class OrderBook {
         this.breaker = breaker;
     }
 
-    /** Writes an order the Redis gate let through, with its outbox row; returns once it is committed. */
+    /**
+     * Writes an order the Redis gate let through, with its outbox row; returns once it is committed.
+     *
+     * @throws Fenced when its item's counter was rebuilt since the order took its stock: nothing was written
+     */
     void write(PlacedOrder order, OutboxStatus outboxStatus) {
+        Queued mine = new Queued(order, outboxStatus);
         if (groupCommit.writers() == 0) {
-            commit(List.of(order), List.of(outboxStatus));
+            writeAlone(mine);
+            if (mine.failure != null) {
+                throw mine.failure;
+            }
             return;
         }
-        Queued mine = new Queued(order, outboxStatus);
         queue.add(mine);
         while (!mine.done) {
             // once a writer has taken this order, only its outcome is awaited: trying the slots again
@@ -137,13 +149,13 @@ class OrderBook {
         }
         batchSizes.record(batch.size());
         try {
-            commit(batch.stream().map(Queued::order).toList(), batch.stream().map(Queued::status).toList());
-            batch.forEach(q -> q.finish(null));
+            var fenced = commit(batch);
+            batch.forEach(q -> q.finish(fenced.contains(q.order) ? new Fenced(q.order) : null));
         } catch (NotWritten notWritten) {
             if (batch.size() == 1 || DatabaseBreaker.isUnreachable(notWritten)) {
                 batch.forEach(q -> q.finish(notWritten));
             } else {
-                batch.forEach(q -> q.finish(writeAlone(q)));
+                batch.forEach(this::writeAlone);
             }
         } catch (OutcomeUnknown unknown) {
             // the commit failed and could not be confirmed: all of the batch or none of it is in
@@ -154,25 +166,32 @@ class OrderBook {
         }
     }
 
-    private RuntimeException writeAlone(Queued queued) {
+    private void writeAlone(Queued queued) {
         try {
-            commit(List.of(queued.order), List.of(queued.status));
-            return null;
+            queued.finish(commit(List.of(queued)).isEmpty() ? null : new Fenced(queued.order));
         } catch (NotWritten | OutcomeUnknown e) {
-            return e;
+            queued.finish(e);
         }
     }
 
     /**
-     * Writes orders of the Redis gate in one transaction, through the breaker. The first order stands for the
-     * batch when a failed commit is checked: all of the batch or none of it is in.
+     * Writes orders of the Redis gate in one transaction, through the breaker: the ones the fence admits. One
+     * written order stands for the batch when a failed commit is checked: all of them or none is in.
+     *
+     * @return the orders the fence refused, of which nothing was written
      */
-    private void commit(List<PlacedOrder> orders, List<OutboxStatus> statuses) {
+    private List<PlacedOrder> commit(List<Queued> batch) {
         try {
-            breaker.write(() -> inTransaction(orders.get(0).orderCode(), () -> {
-                insertAll(orders, statuses);
-                return null;
-            }));
+            return breaker.write(() -> inTransaction(admission -> admission.admitted().isEmpty() ? null
+                    : admission.admitted().get(0).orderCode(), () -> {
+                var admission = fence.admit(batch.stream().map(Queued::order).toList());
+                var admitted = batch.stream().filter(q -> !admission.fenced().contains(q.order)).toList();
+                if (!admitted.isEmpty()) {
+                    insertAll(admitted.stream().map(Queued::order).toList(),
+                            admitted.stream().map(Queued::status).toList());
+                }
+                return admission;
+            })).fenced();
         } catch (CallNotPermittedException unreachable) {
             throw new NotWritten(unreachable);
         }
@@ -216,18 +235,35 @@ class OrderBook {
      * @throws OutcomeUnknown when the commit failed and the database could not be asked whether it took
      */
     <T> T inTransaction(String orderCode, Supplier<T> work) {
+        return inTransaction(result -> orderCode, work);
+    }
+
+    /**
+     * Like {@link #inTransaction(String, Supplier)}, for work that names the order it wrote by its result
+     * ({@code witness} gives its code, or null when it wrote none). Whatever {@code work} throws, an
+     * {@link Error} too, rolls the transaction back and unbinds it from the thread: a transaction left bound
+     * would be joined by the thread's next one, whose commit would then commit nothing.
+     */
+    private <T> T inTransaction(Function<T, String> witness, Supplier<T> work) {
         TransactionStatus transaction = null;
         T result;
         try {
             transaction = transactions.getTransaction(TransactionDefinition.withDefaults());
             result = work.get();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             rollback(transaction, e);
+            if (e instanceof Error error) {
+                throw error;
+            }
             throw new NotWritten(e);
         }
         try {
             transactions.commit(transaction);
         } catch (RuntimeException commitFailure) {
+            String orderCode = witness.apply(result);
+            if (orderCode == null) {
+                throw new NotWritten(commitFailure);
+            }
             confirmCommitted(orderCode, commitFailure);
         }
         return result;
@@ -266,7 +302,7 @@ class OrderBook {
         }
     }
 
-    private void rollback(TransactionStatus transaction, RuntimeException cause) {
+    private void rollback(TransactionStatus transaction, Throwable cause) {
         if (transaction != null && !transaction.isCompleted()) {
             try {
                 transactions.rollback(transaction);
@@ -281,6 +317,17 @@ class OrderBook {
     static final class NotWritten extends RuntimeException {
         NotWritten(Throwable cause) {
             super("order not written: " + cause.getMessage(), cause, false, false);
+        }
+    }
+
+    /**
+     * The order's item had its counter rebuilt since the order took its stock (a reload or reset raised its
+     * load epoch): the rebuild counted without it, so it was not written, and its stock is in no count.
+     */
+    static final class Fenced extends RuntimeException {
+        Fenced(PlacedOrder order) {
+            super("order " + order.orderCode() + " not written: the counter of " + order.command().itemCode()
+                    + " was rebuilt since load " + order.loadEpoch(), null, false, false);
         }
     }
 

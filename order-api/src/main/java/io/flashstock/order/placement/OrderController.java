@@ -95,9 +95,9 @@ public class OrderController {
             problem.setProperty("gate", wrongGate.gate().code());
         } else if (outcome instanceof Outcome.UnknownItem) {
             problem = Problems.detail(ProblemType.UNKNOWN_ITEM, "no stock is set for item " + item);
-        } else if (outcome instanceof Outcome.StockNotLoaded) {
-            problem = Problems.detail(ProblemType.STOCK_NOT_LOADED, "item " + item + " has a baseline but no "
-                    + "Redis counter; an operator must reload it: POST /admin/items/" + item + "/stock/reload");
+        } else if (outcome instanceof Outcome.StockReloading) {
+            problem = Problems.detail(ProblemType.STOCK_RELOADING, "the stock of item " + item + " is being "
+                    + "rebuilt from the orders; nothing was sold: retry shortly");
         } else if (outcome instanceof Outcome.ReplayInProgress replay) {
             problem = Problems.detail(ProblemType.IDEMPOTENCY_IN_PROGRESS,
                     "the first request with this Idempotency-Key has not completed; retry shortly");

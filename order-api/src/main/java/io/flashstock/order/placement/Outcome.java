@@ -14,8 +14,11 @@ sealed interface Outcome {
     record UnknownItem() implements Outcome {
     }
 
-    /** The item has a baseline in the database but no counter in Redis: Redis lost it and needs a reload. */
-    record StockNotLoaded() implements Outcome {
+    /**
+     * The item has a baseline but its counter is missing, untrusted or being rebuilt: nothing was sold, and the
+     * engine is rebuilding it.
+     */
+    record StockReloading() implements Outcome {
     }
 
     record LimitReached(long bought, long limit) implements Outcome {

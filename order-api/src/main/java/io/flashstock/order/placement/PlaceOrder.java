@@ -5,6 +5,7 @@ import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 import io.flashstock.contract.OutboxStatus;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockItems;
+import io.flashstock.order.stock.StockReload;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
 import io.flashstock.warmup.WarmupProperties;
@@ -19,10 +20,13 @@ import java.util.Optional;
 
 /**
  * Places an order: (1) the Redis gate takes the quantity, atomically; (2) one transaction writes the order
- * and its outbox row; (3) if that transaction did not commit, the quantity is given back before the
- * answer; if whether it committed cannot be found out, the order keeps its quantity until {@link InDoubtOrders}
- * can. An accepted order is therefore durable before it is answered, and Redis is only ever left lower than
- * the orders say (by a crash between (1) and (2)), never higher.
+ * and its outbox row, if the item's counter was not rebuilt since (1) ({@link LoadFence}); (3) if that
+ * transaction did not commit, the quantity is given back before the answer; if whether it committed cannot be
+ * found out, the order keeps its quantity until {@link InDoubtOrders} can. An accepted order is therefore
+ * durable before it is answered, and Redis is only ever left lower than the orders say (by a crash between
+ * (1) and (2)), never higher. A counter the gate cannot sell from (missing, loaded in an earlier life of
+ * Redis, or rebuilt while the order was in flight) is rebuilt by {@link StockReload}, and the order refused
+ * with nothing sold.
  */
 @Service
 public class PlaceOrder {
@@ -40,18 +44,20 @@ public class PlaceOrder {
     private final InDoubtOrders inDoubt;
     private final DatabaseBreaker breaker;
     private final StockItems items;
+    private final StockReload reloads;
     private final OrderMetrics metrics;
     private final OrderMetrics.Outcomes outcomes;
     private final Clock clock;
     private final String warmupItemCode;
 
     PlaceOrder(StockGate gate, OrderBook book, InDoubtOrders inDoubt, DatabaseBreaker breaker, StockItems items,
-               OrderMetrics metrics, Clock clock, WarmupProperties warmup) {
+               StockReload reloads, OrderMetrics metrics, Clock clock, WarmupProperties warmup) {
         this.gate = gate;
         this.book = book;
         this.inDoubt = inDoubt;
         this.breaker = breaker;
         this.items = items;
+        this.reloads = reloads;
         this.metrics = metrics;
         this.outcomes = metrics.of(Gate.REDIS);
         this.clock = clock;
@@ -87,15 +93,22 @@ public class PlaceOrder {
         if (gateResult instanceof GateResult.Replay replay) {
             return replay(command, replay.first());
         }
+        if (gateResult instanceof GateResult.Untrusted) {
+            return rebuild(command.itemCode());
+        }
         return unknown(command);
     }
 
     private Outcome write(OrderCommand command, String orderCode, GateResult.Taken taken) {
-        var order = new PlacedOrder(orderCode, uuids.generate(), command, taken.generation(), taken.load(),
+        var order = new PlacedOrder(orderCode, uuids.generate(), command, taken.generation(), taken.loadEpoch(),
                 taken.remaining(), clock.instant());
         OutboxStatus status = command.itemCode().equals(warmupItemCode) ? OutboxStatus.WARMUP : OutboxStatus.NEW;
         try {
             metrics.timeDatabase(() -> book.write(order, status));
+        } catch (OrderBook.Fenced fenced) {
+            // the rebuild counted without this order; giving back can only touch the counter it replaces
+            giveBack(order);
+            return rebuild(command.itemCode());
         } catch (OrderBook.NotWritten notWritten) {
             giveBack(order);
             outcomes.failed();
@@ -157,9 +170,16 @@ public class PlaceOrder {
                 first.remaining()));
     }
 
+    /** Refuses the order with nothing sold, while the item's counter is rebuilt (if no one is at it already). */
+    private Outcome rebuild(String itemCode) {
+        reloads.heal(itemCode);
+        outcomes.failed();
+        return new Outcome.StockReloading();
+    }
+
     /**
-     * No counter in Redis: the item does not exist, or Redis lost it (then it must be reloaded), or its gate is
-     * the database.
+     * No counter in Redis: the item does not exist, or Redis lost it (then it is rebuilt), or its gate is the
+     * database.
      */
     private Outcome unknown(OrderCommand command) {
         Optional<Gate> gate;
@@ -177,7 +197,6 @@ public class PlaceOrder {
             outcomes.wrongGate();
             return new Outcome.WrongGate(Gate.DB_LOCK);
         }
-        outcomes.failed();
-        return new Outcome.StockNotLoaded();
+        return rebuild(command.itemCode());
     }
 }

@@ -56,7 +56,7 @@ class PlaceOrderWithDbLock {
     private Outcome decide(OrderCommand command, String orderCode) {
         GateResult result = gate.take(command);
         if (result instanceof GateResult.Taken taken) {
-            var order = new PlacedOrder(orderCode, uuids.generate(), command, taken.generation(), taken.load(),
+            var order = new PlacedOrder(orderCode, uuids.generate(), command, taken.generation(), taken.loadEpoch(),
                     taken.remaining(), clock.instant());
             // never WARMUP: the warm-up's item has no stock_item row, so this gate never takes stock for it
             book.insert(order, OutboxStatus.NEW);

@@ -7,9 +7,9 @@ import java.util.UUID;
 
 /**
  * An order whose quantity the gate took, about to be written with its {@link StockDeducted} event;
- * {@code load} is the load of the Redis counter it was taken from (see {@link GateResult.Taken}).
+ * {@code loadEpoch} is the load of the Redis counter it was taken from (see {@link GateResult.Taken}).
  */
-record PlacedOrder(String orderCode, UUID eventId, OrderCommand command, long generation, String load,
+record PlacedOrder(String orderCode, UUID eventId, OrderCommand command, long generation, long loadEpoch,
                    long remaining, Instant createdAt) {
 
     StockDeducted event() {

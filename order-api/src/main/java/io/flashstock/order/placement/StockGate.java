@@ -58,10 +58,11 @@ class StockGate {
      * lower than the orders say (reconciliation shows it, a reload repairs it), never oversell.
      */
     GateResult take(OrderCommand order, String orderCode) {
-        var keys = new ArrayList<String>(6);
+        var keys = new ArrayList<String>(7);
         keys.addAll(StockKeys.itemKeys(order.itemCode()));
         keys.add(StockKeys.taken(order.itemCode(), orderCode));
         keys.add(StockKeys.load(order.itemCode()));
+        keys.add(StockKeys.life(order.itemCode()));
         if (order.idempotencyKey() != null) {
             keys.add(StockKeys.idempotency(order.itemCode(), order.idempotencyKey()));
         }
@@ -140,7 +141,7 @@ class StockGate {
         }
         Long given = redis.execute(GIVE_BACK, keys, Integer.toString(command.quantity()),
                 Long.toString(order.generation()), command.userId(), order.orderCode(),
-                inDoubt ? "in-doubt" : "taken", order.load());
+                inDoubt ? "in-doubt" : "taken", Long.toString(order.loadEpoch()));
         return given != null && given == 1L;
     }
 }

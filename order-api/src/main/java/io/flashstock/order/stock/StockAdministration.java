@@ -12,10 +12,10 @@ import io.flashstock.warmup.WarmupProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Service;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 
 /**
@@ -30,28 +30,31 @@ class StockAdministration {
     private final TimeBasedEpochGenerator uuids = Generators.timeBasedEpochGenerator();
     private final StockItems items;
     private final StockCounters counters;
+    private final StockReload reloads;
     private final Outbox outbox;
-    private final TransactionTemplate transaction;
+    private final TransactionTemplate fence;
     private final Clock clock;
-    private final OrderSettings settings;
     private final String warmupItemCode;
 
-    StockAdministration(StockItems items, StockCounters counters, Outbox outbox, TransactionTemplate transaction,
-                        Clock clock, OrderSettings settings, WarmupProperties warmup) {
+    StockAdministration(StockItems items, StockCounters counters, StockReload reloads, Outbox outbox,
+                        PlatformTransactionManager transactions, Clock clock, OrderSettings settings,
+                        WarmupProperties warmup) {
         this.items = items;
         this.counters = counters;
+        this.reloads = reloads;
         this.outbox = outbox;
-        this.transaction = transaction;
+        this.fence = StockReload.fencing(transactions, settings);
         this.clock = clock;
-        this.settings = settings;
         this.warmupItemCode = warmup.itemCode();
     }
 
     /**
      * Records the new baseline and gate and a {@link StockReset} outbox row in one transaction (the stock
      * database follows through Kafka, whichever the gate), then sets Redis: the counter of a Redis item, or,
-     * for a DB-lock item, no counter, so the Redis gate cannot sell it. Orders of the old generation still in
-     * flight are recorded with their generation, which the consumer recognises as stale.
+     * for a DB-lock item, no counter, so the Redis gate cannot sell it. The transaction raises the item's load
+     * epoch: it waits for the orders of the old generation still being written (they stand, in that generation),
+     * and refuses the ones taken from the old counter later, even if loading Redis fails (the engine then heals
+     * the counter from the new baseline).
      */
     ItemView reset(String itemCode, long quantity, Integer perUserLimit, Gate gate) {
         if (itemCode.equals(warmupItemCode)) {
@@ -59,21 +62,23 @@ class StockAdministration {
         }
         var eventId = uuids.generate();
         Instant now = clock.instant();
-        long generation = transaction.execute(status -> {
-            long next = items.reset(itemCode, quantity, perUserLimit, gate, eventId, now);
-            outbox.append(new StockReset(eventId, itemCode, quantity, perUserLimit, next, now), OutboxStatus.NEW);
+        var item = fence.execute(status -> {
+            var next = items.reset(itemCode, quantity, perUserLimit, gate, eventId, now);
+            outbox.append(new StockReset(eventId, itemCode, quantity, perUserLimit, next.generation(), now),
+                    OutboxStatus.NEW);
             return next;
         });
+        long generation = item.generation();
         try {
-            boolean applied = gate == Gate.DB_LOCK ? counters.unload(itemCode, generation)
-                    : counters.load(itemCode, quantity, generation, perUserLimit);
+            boolean applied = gate == Gate.DB_LOCK ? counters.unload(itemCode, generation, item.loadEpoch())
+                    : counters.load(itemCode, quantity, generation, perUserLimit, item.loadEpoch());
             if (!applied) {
-                log.info("reset of {} to generation {}: Redis already holds a newer generation", itemCode, generation);
+                log.info("reset of {} to generation {}: Redis holds a later load already", itemCode, generation);
             }
         } catch (ProblemException redisDown) {
             String repair = gate == Gate.DB_LOCK
                     ? "its old Redis counter may remain; repeat the reset when Redis is back"
-                    : "Redis was not set; reload the item when Redis is back";
+                    : "Redis was not set; the engine loads it once Redis is back (until then nothing is sold)";
             throw new ProblemException(ProblemType.REDIS_UNAVAILABLE, "the baseline of generation " + generation
                     + " is recorded but " + repair, redisDown.getCause());
         }
@@ -103,8 +108,8 @@ class StockAdministration {
 
     /**
      * Rebuilds the counter as baseline − orders of the current generation, with generation, limit and
-     * per-user counts: the repair after Redis lost its data or drifted. Refused while orders still arrive,
-     * since an order between the sum and the write would be counted neither way, and for a DB-lock item, whose
+     * per-user counts: the repair after Redis lost its data or drifted. Safe while orders arrive: it is fenced
+     * against the orders taken from the old counter ({@link StockReload}). Refused for a DB-lock item, whose
      * only counter is its {@code stock_item} row.
      */
     ItemView reload(String itemCode) {
@@ -114,23 +119,7 @@ class StockAdministration {
             throw new ProblemException(ProblemType.WRONG_GATE, "item " + itemCode + " is counted in the database "
                     + "(gate db-lock), not in Redis: there is nothing to reload").with("gate", item.gate().code());
         }
-        var totals = items.totals(itemCode, item.generation());
-        Duration quiet = settings.reloadQuietPeriod();
-        if (totals.newest() != null && totals.newest().isAfter(clock.instant().minus(quiet))) {
-            throw new ProblemException(ProblemType.ORDERS_IN_FLIGHT, "item " + itemCode + " took an order at "
-                    + totals.newest() + "; reload once it has taken none for " + quiet)
-                    .with("retryAfterSeconds", Math.max(1, quiet.toSeconds()));
-        }
-        if (item.perUserLimit() != null) {
-            counters.loadBought(itemCode, item.generation(), items.boughtPerUser(itemCode, item.generation()),
-                    settings.perUserTtl());
-        }
-        long remaining = Math.max(0, item.baseline() - totals.quantity());
-        if (!counters.load(itemCode, remaining, item.generation(), item.perUserLimit())) {
-            log.warn("reload of {}: Redis holds a newer generation than the database's {}", itemCode, item.generation());
-        }
-        log.info("stock of {} reloaded: {} left of {} (generation {}, {} orders)", itemCode, remaining,
-                item.baseline(), item.generation(), totals.count());
+        reloads.reload(itemCode);
         return view(itemCode);
     }
 }

@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.function.Supplier;
 
@@ -27,8 +29,9 @@ class StockCounters {
 
     /** Per-user counters written per pipeline, so a big sale's reload never sends one huge batch. */
     private static final int USER_BATCH = 1_000;
-    private static final RedisScript<Long> LOAD = RedisScripts.load("load-stock.lua",
-            Long.class);
+    private static final RedisScript<Long> LOAD = RedisScripts.load("load-stock.lua", Long.class);
+    private static final RedisScript<Long> TRUSTED_LOAD = RedisScripts.load("trusted-load.lua", Long.class);
+    private static final RedisScript<Long> RELEASE = RedisScripts.load("release-lock.lua", Long.class);
 
     private final StringRedisTemplate redis;
 
@@ -37,41 +40,71 @@ class StockCounters {
     }
 
     /**
-     * Sets counter, generation and limit in one atomic step.
+     * Sets counter, generation and limit in one atomic step, under the load epoch the database recorded for
+     * this load, and marks the counter as loaded in the life of the Redis process that runs the step.
      *
-     * @return false when Redis already holds a newer generation (a later reset got there first)
+     * @return false when Redis holds this load or a later one already (a later reset or reload got there first)
      */
-    boolean load(String itemCode, long remaining, long generation, Integer perUserLimit) {
+    boolean load(String itemCode, long remaining, long generation, Integer perUserLimit, long loadEpoch) {
         return runLoad(itemCode, Long.toString(remaining), generation,
-                perUserLimit == null ? "" : perUserLimit.toString());
+                perUserLimit == null ? "" : perUserLimit.toString(), loadEpoch);
     }
 
     /**
      * Removes the counter and limit of an item whose gate is now the database, so the Redis gate finds no
-     * stock for it, and records the generation, so that a late load of an older reset cannot bring them back.
+     * stock for it, and records the load epoch, so that a late load of an older reset cannot bring them back.
      *
-     * @return false when Redis already holds a newer generation (a later reset got there first)
+     * @return false when Redis holds this load or a later one already
      */
-    boolean unload(String itemCode, long generation) {
-        return runLoad(itemCode, "", generation, "");
+    boolean unload(String itemCode, long generation, long loadEpoch) {
+        return runLoad(itemCode, "", generation, "", loadEpoch);
     }
 
-    private boolean runLoad(String itemCode, String remaining, long generation, String perUserLimit) {
+    private boolean runLoad(String itemCode, String remaining, long generation, String perUserLimit, long loadEpoch) {
         var keys = new ArrayList<>(StockKeys.itemKeys(itemCode));
         keys.add(StockKeys.inDoubt(itemCode));
         keys.add(StockKeys.load(itemCode));
+        keys.add(StockKeys.life(itemCode));
         Long applied = redis(() -> redis.execute(LOAD, keys, remaining, Long.toString(generation), perUserLimit,
-                UUID.randomUUID().toString()));
+                Long.toString(loadEpoch)));
         return applied != null && applied == 1L;
     }
 
-    /** Writes the units each user bought in a generation, so the per-user limit holds after a reload. */
-    void loadBought(String itemCode, long generation, Map<String, Long> boughtPerUser, Duration ttl) {
+    /**
+     * The load epoch of the item's counter if the gate may sell from it (it exists, and was loaded in the life
+     * of the Redis process that holds it); empty if not.
+     */
+    OptionalLong trustedLoad(String itemCode) {
+        Long epoch = redis(() -> redis.execute(TRUSTED_LOAD, List.of(StockKeys.counter(itemCode),
+                StockKeys.load(itemCode), StockKeys.life(itemCode))));
+        return epoch == null || epoch < 0 ? OptionalLong.empty() : OptionalLong.of(epoch);
+    }
+
+    /**
+     * Takes the item's reload lock for {@code ttl}, so that one order-api at a time rebuilds its counter.
+     *
+     * @return the token that releases it, or empty when another holds it
+     */
+    Optional<String> lockReload(String itemCode, Duration ttl) {
+        String token = UUID.randomUUID().toString();
+        Boolean taken = redis(() -> redis.opsForValue().setIfAbsent(StockKeys.reloading(itemCode), token, ttl));
+        return Boolean.TRUE.equals(taken) ? Optional.of(token) : Optional.empty();
+    }
+
+    void unlockReload(String itemCode, String token) {
+        redis(() -> redis.execute(RELEASE, List.of(StockKeys.reloading(itemCode)), token));
+    }
+
+    /**
+     * Writes the units each user bought, under the load epoch about to be loaded, so the per-user limit holds
+     * after a reload: no take uses these keys before the load that names the epoch.
+     */
+    void loadBought(String itemCode, long loadEpoch, Map<String, Long> boughtPerUser, Duration ttl) {
         var entries = new ArrayList<>(boughtPerUser.entrySet());
         for (int from = 0; from < entries.size(); from += USER_BATCH) {
             var batch = entries.subList(from, Math.min(from + USER_BATCH, entries.size()));
             redis(() -> redis.executePipelined((RedisCallback<Object>) connection -> {
-                batch.forEach(e -> connection.stringCommands().pSetEx(utf8(StockKeys.bought(itemCode, generation,
+                batch.forEach(e -> connection.stringCommands().pSetEx(utf8(StockKeys.bought(itemCode, loadEpoch,
                         e.getKey())), ttl.toMillis(), utf8(e.getValue().toString())));
                 return null;
             }));
@@ -83,10 +116,12 @@ class StockCounters {
         return new Snapshot(number(values.get(0)), number(values.get(1)), number(values.get(2)));
     }
 
-    /** Removes the item's counter, generation, limit, orders in doubt and the given idempotency keys. */
+    /** Removes the item's counter, generation, limit, load, orders in doubt and the given idempotency keys. */
     void delete(String itemCode, Collection<String> idempotencyKeys) {
         var keys = new ArrayList<>(StockKeys.itemKeys(itemCode));
         keys.add(StockKeys.inDoubt(itemCode));
+        keys.add(StockKeys.load(itemCode));
+        keys.add(StockKeys.life(itemCode));
         idempotencyKeys.forEach(key -> keys.add(StockKeys.idempotency(itemCode, key)));
         redis(() -> redis.delete(keys));
     }

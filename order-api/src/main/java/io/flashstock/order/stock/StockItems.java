@@ -17,10 +17,11 @@ public class StockItems {
 
     /**
      * Baseline of one item: what a reset set, which generation it started, and which gate sells it;
-     * {@code dbRemaining} is the units left of a {@link Gate#DB_LOCK} item, null for a {@link Gate#REDIS} one.
+     * {@code dbRemaining} is the units left of a {@link Gate#DB_LOCK} item, null for a {@link Gate#REDIS} one;
+     * {@code loadEpoch} the load of its Redis counter whose orders may be written (V3__load_epoch.sql).
      */
     public record StockItem(String itemCode, long generation, long baseline, Integer perUserLimit, Gate gate,
-                            Long dbRemaining) {
+                            Long dbRemaining, long loadEpoch) {
     }
 
     /** The orders of one item and generation. */
@@ -41,12 +42,27 @@ public class StockItems {
 
     public Optional<StockItem> find(String itemCode) {
         return jdbc.sql("""
-                        SELECT item_code, generation, baseline, per_user_limit, gate, db_remaining
+                        SELECT item_code, generation, baseline, per_user_limit, gate, db_remaining, load_epoch
                         FROM stock_item WHERE item_code = ?""")
                 .param(itemCode)
                 .query((rs, row) -> new StockItem(rs.getString(1), rs.getLong(2), rs.getLong(3),
-                        rs.getObject(4, Integer.class), Gate.fromColumn(rs.getString(5)), rs.getObject(6, Long.class)))
+                        rs.getObject(4, Integer.class), Gate.fromColumn(rs.getString(5)), rs.getObject(6, Long.class),
+                        rs.getLong(7)))
                 .optional();
+    }
+
+    /**
+     * Starts the next load of the item's Redis counter: raises its load epoch. The update takes the row's
+     * exclusive lock, so it waits for every order transaction that read the old epoch (they hold a shared lock
+     * on the row until they end), and no order taken under an older load can commit after it. Call inside a
+     * transaction; it ends the fence when it commits.
+     *
+     * @return the item after the raise, empty for an item with no baseline
+     */
+    Optional<StockItem> fence(String itemCode) {
+        int raised = jdbc.sql("UPDATE stock_item SET load_epoch = load_epoch + 1 WHERE item_code = ?")
+                .param(itemCode).update();
+        return raised == 0 ? Optional.empty() : find(itemCode);
     }
 
     /**
@@ -54,24 +70,25 @@ public class StockItems {
      * transaction that writes the reset's outbox row. A {@link Gate#DB_LOCK} item starts with all of its
      * baseline in {@code db_remaining}. Portable upsert: no VALUES() (deprecated in MySQL 8) and no row alias
      * (not in MariaDB); the row lock it takes serialises concurrent resets of one item, and waits for a
-     * DB-lock order holding it.
+     * DB-lock order holding it, and for every order transaction of the Redis gate that read the item's load
+     * epoch, which it raises (see {@link #fence}).
      *
-     * @return the new generation
+     * @return the item with its new generation and load epoch
      */
-    long reset(String itemCode, long baseline, Integer perUserLimit, Gate gate, UUID eventId, Instant at) {
+    StockItem reset(String itemCode, long baseline, Integer perUserLimit, Gate gate, UUID eventId, Instant at) {
         var when = Utc.toColumn(at);
         Long dbRemaining = gate == Gate.DB_LOCK ? baseline : null;
         jdbc.sql("""
                         INSERT INTO stock_item (item_code, generation, baseline, per_user_limit, gate, db_remaining,
-                                                reset_event_id, reset_at)
-                        VALUES (?, 1, ?, ?, ?, ?, ?, ?)
+                                                reset_event_id, reset_at, load_epoch)
+                        VALUES (?, 1, ?, ?, ?, ?, ?, ?, 1)
                         ON DUPLICATE KEY UPDATE generation = generation + 1, baseline = ?, per_user_limit = ?,
-                                                gate = ?, db_remaining = ?, reset_event_id = ?, reset_at = ?""")
+                                                gate = ?, db_remaining = ?, reset_event_id = ?, reset_at = ?,
+                                                load_epoch = load_epoch + 1""")
                 .params(itemCode, baseline, perUserLimit, gate.code(), dbRemaining, eventId.toString(), when,
                         baseline, perUserLimit, gate.code(), dbRemaining, eventId.toString(), when)
                 .update();
-        return jdbc.sql("SELECT generation FROM stock_item WHERE item_code = ?").param(itemCode)
-                .query(Long.class).single();
+        return find(itemCode).orElseThrow();
     }
 
     public OrderTotals totals(String itemCode, long generation) {

@@ -40,12 +40,26 @@ public final class StockKeys {
     }
 
     /**
-     * The id of the load (reset, reload, warm-up) that last set the counter. Stock taken under an earlier load
-     * is never given back: that load's successor counted the counter from the orders written, or Redis lost
-     * it, so adding the stock back would create stock.
+     * The epoch of the load (reset, reload, warm-up) that last set the counter: the database's
+     * {@code stock_item.load_epoch} at that load. An order's transaction writes only while it is still the
+     * database's, and stock taken under an earlier load is never given back: that load's successor counted the
+     * counter from the orders written, or Redis lost it, so adding the stock back would create stock.
      */
     public static String load(String itemCode) {
         return counter(itemCode) + ":load";
+    }
+
+    /**
+     * The run id of the Redis process that loaded the counter. The gate sells only from a counter loaded in the
+     * life of the process it runs in: a counter restored from a file or a replica may miss its last decrements.
+     */
+    public static String life(String itemCode) {
+        return counter(itemCode) + ":life";
+    }
+
+    /** Held while an order-api rebuilds the item's counter, so that one rebuild runs at a time. */
+    static String reloading(String itemCode) {
+        return counter(itemCode) + ":reloading";
     }
 
     /**
@@ -57,9 +71,12 @@ public final class StockKeys {
         return counter(itemCode) + ":in-doubt";
     }
 
-    /** Units a user bought in one generation (the Lua scripts build the same name). */
-    public static String bought(String itemCode, long generation, String userId) {
-        return counter(itemCode) + ":g" + generation + ":user:" + userId;
+    /**
+     * Units a user bought in the generation of a load, counted from the orders by that load and raised by the
+     * takes under it (the Lua scripts build the same name).
+     */
+    public static String bought(String itemCode, long loadEpoch, String userId) {
+        return counter(itemCode) + ":e" + loadEpoch + ":user:" + userId;
     }
 
     /** Counter, generation and limit: the keys the gate and the load script declare, in their order. */

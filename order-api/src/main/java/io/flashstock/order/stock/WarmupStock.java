@@ -10,13 +10,16 @@ import java.util.List;
 
 /**
  * The warm-up's item: a Redis counter with no {@code stock_item} row, whose orders' outbox rows are
- * written as {@code WARMUP} (never published) and removed afterwards with the orders and the keys.
+ * written as {@code WARMUP} (never published) and removed afterwards with the orders and the keys. An item
+ * without a row is at load epoch 0 for the orders' fence, so the warm-up loads its counter under epoch 0.
  */
 @Component
 class WarmupStock implements WarmupFixture {
 
     /** Any generation does; the warm-up item never has a reset. */
     private static final long WARMUP_GENERATION = 1;
+    /** The load epoch of an item without a {@code stock_item} row. */
+    private static final long WARMUP_LOAD_EPOCH = 0;
 
     private final StockCounters counters;
     private final JdbcClient jdbc;
@@ -31,7 +34,7 @@ class WarmupStock implements WarmupFixture {
     @Override
     public void prepare(String itemCode, long units) {
         counters.delete(itemCode, List.of());
-        counters.load(itemCode, units, WARMUP_GENERATION, null);
+        counters.load(itemCode, units, WARMUP_GENERATION, null, WARMUP_LOAD_EPOCH);
     }
 
     @Override

@@ -23,14 +23,13 @@ public enum ProblemType {
     WRONG_GATE(HttpStatus.CONFLICT, "The item is sold through the other gate"),
     IDEMPOTENCY_IN_PROGRESS(HttpStatus.CONFLICT, "First request with this Idempotency-Key still in progress"),
     IDEMPOTENCY_KEY_REUSED(HttpStatus.UNPROCESSABLE_CONTENT, "Idempotency-Key already used for a different order"),
-    ORDERS_IN_FLIGHT(HttpStatus.CONFLICT, "Orders for this item are still arriving"),
     RESERVED_ITEM(HttpStatus.CONFLICT, "Item code reserved for the warm-up"),
     BODY_TOO_LARGE(HttpStatus.CONTENT_TOO_LARGE, "Request body too large"),
     UNSUPPORTED_MEDIA_TYPE(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "Unsupported media type"),
     INTERNAL_ERROR(HttpStatus.INTERNAL_SERVER_ERROR, "Internal error"),
     REDIS_UNAVAILABLE(HttpStatus.SERVICE_UNAVAILABLE, "Redis unavailable"),
     DATABASE_UNAVAILABLE(HttpStatus.SERVICE_UNAVAILABLE, "Database unavailable"),
-    STOCK_NOT_LOADED(HttpStatus.SERVICE_UNAVAILABLE, "Stock not loaded in Redis"),
+    STOCK_RELOADING(HttpStatus.SERVICE_UNAVAILABLE, "Stock being reloaded"),
     RECONCILIATION_SOURCE_UNAVAILABLE(HttpStatus.SERVICE_UNAVAILABLE, "A source of the reconciliation is unavailable"),
     SERVICE_UNAVAILABLE(HttpStatus.SERVICE_UNAVAILABLE, "Service unavailable");
 

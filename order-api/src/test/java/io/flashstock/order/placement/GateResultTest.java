@@ -11,10 +11,11 @@ class GateResultTest {
 
     @Test
     void parsesEveryVerdictOfTheScript() {
-        assertThat(GateResult.parse(List.of("TAKEN", "99", "3", "load-7")))
-                .isEqualTo(new GateResult.Taken(99, 3, "load-7"));
+        assertThat(GateResult.parse(List.of("TAKEN", "99", "3", "7")))
+                .isEqualTo(new GateResult.Taken(99, 3, 7));
         assertThat(GateResult.parse(List.of("SOLD_OUT", "0", "3"))).isEqualTo(new GateResult.SoldOut(0));
         assertThat(GateResult.parse(List.of("UNKNOWN"))).isEqualTo(new GateResult.Unknown());
+        assertThat(GateResult.parse(List.of("UNTRUSTED"))).isEqualTo(new GateResult.Untrusted());
         assertThat(GateResult.parse(List.of("LIMIT", "50", "2", "4", "5")))
                 .isEqualTo(new GateResult.LimitReached(4, 5));
         assertThatThrownBy(() -> GateResult.parse(List.of("MAYBE"))).isInstanceOf(IllegalStateException.class);

@@ -1,5 +1,6 @@
 package io.flashstock.order.placement;
 
+import io.flashstock.contract.OutboxStatus;
 import io.flashstock.contract.StockDeducted;
 import io.flashstock.contract.StockEvent;
 import io.flashstock.order.ApiClient;
@@ -25,6 +26,7 @@ import org.springframework.transaction.support.DefaultTransactionStatus;
 import tools.jackson.databind.json.JsonMapper;
 
 import javax.sql.DataSource;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.temporal.ChronoUnit;
@@ -34,6 +36,8 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 @ExtendWith(OutputCaptureExtension.class)
 class OrderPlacementIT extends OrderApiIntegrationTest {
@@ -93,6 +97,10 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
     private JsonMapper jsonMapper;
     @Autowired
     private StockGate gate;
+    @Autowired
+    private OrderBook book;
+    @Autowired
+    private DataSource dataSource;
 
     @AfterEach
     void healCommits() {
@@ -133,8 +141,7 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
         GateResult first = gate.take(order, "order-resent-1");
         GateResult again = gate.take(order, "order-resent-1");
 
-        String load = redis.opsForValue().get(StockKeys.load(item));
-        assertThat(load).isNotBlank();
+        long load = Long.parseLong(redis.opsForValue().get(StockKeys.load(item)));
         assertThat(first).isEqualTo(new GateResult.Taken(7, 1, load));
         assertThat(again).isEqualTo(first);
         assertThat(redisCounter(item)).isEqualTo(7);
@@ -191,7 +198,7 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
     private PlacedOrder take(String item, String orderCode, int quantity) {
         var command = new OrderCommand(item, "ivan", quantity, null);
         var taken = (GateResult.Taken) gate.take(command, orderCode);
-        return new PlacedOrder(orderCode, UUID.randomUUID(), command, taken.generation(), taken.load(),
+        return new PlacedOrder(orderCode, UUID.randomUUID(), command, taken.generation(), taken.loadEpoch(),
                 taken.remaining(), Instant.now());
     }
 
@@ -199,6 +206,29 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
         PlacedOrder order = take(item, orderCode, quantity);
         gate.holdInDoubt(order);
         return order;
+    }
+
+    @Test
+    void anErrorInsideAnOrderTransactionLeavesNoTransactionForTheThreadsNextOrder() throws Exception {
+        String item = uniqueItem("error");
+        setStock(item, 5, null);
+        var injected = new AssertionError("injected: an Error inside the order transaction");
+
+        assertThatThrownBy(() -> book.inTransaction("order-that-errs", () -> {
+            throw injected;
+        })).isSameAs(injected);
+        // the next order written on this thread must have a transaction of its own, and be committed
+        PlacedOrder next = take(item, "order-after-error", 1);
+        book.write(next, OutboxStatus.NEW);
+
+        try (var connection = dataSource.getConnection();
+             var query = connection.prepareStatement("SELECT COUNT(*) FROM purchase_order WHERE order_code = ?")) {
+            query.setString(1, next.orderCode());
+            try (var rows = query.executeQuery()) {
+                assertThat(rows.next()).isTrue();
+                assertThat(rows.getLong(1)).as("committed, as seen from another connection").isEqualTo(1);
+            }
+        }
     }
 
     @Test
@@ -302,7 +332,7 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
     }
 
     @Test
-    void anItemWithoutStockIsUnknownButAnItemRedisLostIsNotLoaded() {
+    void anItemWithoutStockIsUnknownButAnItemRedisLostIsRebuiltByTheEngine() {
         var unknown = api().order(uniqueItem("never-set"), "erin", 1);
         assertThat(unknown.status()).isEqualTo(404);
         assertThat(unknown.code()).isEqualTo("UNKNOWN_ITEM");
@@ -311,11 +341,16 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
         String item = uniqueItem("lost");
         setStock(item, 5, null);
         redis.delete(StockKeys.itemKeys(item));
-        var notLoaded = api().order(item, "erin", 1);
-        assertThat(notLoaded.status()).isEqualTo(503);
-        assertThat(notLoaded.code()).isEqualTo("STOCK_NOT_LOADED");
-        assertThat(notLoaded.headers().firstValue("Retry-After")).hasValue("1");
+        var reloading = api().order(item, "erin", 1);
+        assertThat(reloading.status()).isEqualTo(503);
+        assertThat(reloading.code()).isEqualTo("STOCK_RELOADING");
+        assertThat(reloading.headers().firstValue("Retry-After")).hasValue("1");
         assertThat(orderCount(item)).isZero();
+
+        await("the engine rebuilds the counter").atMost(Duration.ofSeconds(10))
+                .until(() -> Long.valueOf(5).equals(redisCounter(item)));
+        assertThat(api().order(item, "erin", 1).status()).isEqualTo(200);
+        assertThat(redisCounter(item)).isEqualTo(4);
     }
 
     @Test

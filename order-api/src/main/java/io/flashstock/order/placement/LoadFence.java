@@ -1,0 +1,56 @@
+package io.flashstock.order.placement;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Component;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The orders' side of the fence between a rebuild of an item's Redis counter and the orders taken from the
+ * counter before it (the rebuild's side: {@code StockItems.fence}). Inside the order transaction, the items'
+ * rows are read with a shared lock, held until the transaction ends, and only the orders whose stock was taken
+ * under their item's current load epoch are written. A rebuild raises the epoch under the row's exclusive lock,
+ * so it waits for the transactions that read the old epoch, and the ones that read after it refuse the old
+ * epoch's orders: none can commit after the rebuild counted the orders. One statement per transaction, whatever
+ * its number of orders.
+ */
+@Component
+class LoadFence {
+
+    /** {@code LOCK IN SHARE MODE}: MySQL 8 and MariaDB both take it ({@code FOR SHARE} is MySQL's only). */
+    private static final String CURRENT_EPOCHS = """
+            SELECT item_code, load_epoch FROM stock_item WHERE item_code IN (:items) LOCK IN SHARE MODE""";
+
+    private final JdbcClient jdbc;
+
+    LoadFence(JdbcClient jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    /** The orders of a transaction, split by the fence. */
+    record Admission(List<PlacedOrder> admitted, List<PlacedOrder> fenced) {
+    }
+
+    /**
+     * Splits the orders by their item's current load epoch, and holds the items' rows until the transaction
+     * ends. An item without a row (the warm-up's) is at epoch 0.
+     */
+    Admission admit(List<PlacedOrder> orders) {
+        var items = orders.stream().map(order -> order.command().itemCode()).distinct().toList();
+        Map<String, Long> epochs = new HashMap<>();
+        jdbc.sql(CURRENT_EPOCHS).param("items", items)
+                .query(rs -> {
+                    epochs.put(rs.getString(1), rs.getLong(2));
+                });
+        var admitted = new ArrayList<PlacedOrder>(orders.size());
+        var fenced = new ArrayList<PlacedOrder>(0);
+        for (PlacedOrder order : orders) {
+            long current = epochs.getOrDefault(order.command().itemCode(), 0L);
+            (current == order.loadEpoch() ? admitted : fenced).add(order);
+        }
+        return new Admission(admitted, fenced);
+    }
+}

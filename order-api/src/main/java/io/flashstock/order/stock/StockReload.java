@@ -1,0 +1,154 @@
+package io.flashstock.order.stock;
+
+import io.flashstock.order.config.OrderSettings;
+import io.flashstock.order.web.ProblemException;
+import io.flashstock.order.web.ProblemType;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.core.task.TaskExecutor;
+import org.springframework.core.task.TaskRejectedException;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Rebuilds an item's Redis counter from the database, fenced against the orders taken from the counter it
+ * replaces: (1) the item's load epoch is raised in the database, which waits for every order transaction that
+ * read the old epoch and refuses the ones that come later (see {@link StockItems#fence}); (2) the orders are
+ * counted, every one that can still commit among them; (3) the counter is loaded under the new epoch, and takes
+ * from it may commit. Between (1) and (3) the old counter may still take stock, for orders that cannot be
+ * written; their stock is in no count, and the load replaces the counter they took it from.
+ * <p>
+ * One order-api at a time rebuilds an item (a lock in Redis); two that did so at once would still be safe,
+ * since each rebuild fences the other's orders and Redis keeps the later epoch. The engine heals an item by
+ * itself when the gate finds its counter missing, loaded in an earlier life of Redis, or behind the database's
+ * epoch (a rebuild that died before its load); the operator's reload is the same rebuild.
+ */
+@Component
+public class StockReload {
+
+    private static final Logger log = LoggerFactory.getLogger(StockReload.class);
+
+    private final StockItems items;
+    private final StockCounters counters;
+    private final TransactionTemplate fence;
+    private final OrderSettings settings;
+    private final TaskExecutor executor;
+    private final Set<String> healing = ConcurrentHashMap.newKeySet();
+    private final Counter rebuilt;
+    private final Counter healed;
+
+    StockReload(StockItems items, StockCounters counters, PlatformTransactionManager transactions,
+                OrderSettings settings, @Qualifier("applicationTaskExecutor") TaskExecutor executor,
+                MeterRegistry meters) {
+        this.items = items;
+        this.counters = counters;
+        this.fence = fencing(transactions, settings);
+        this.settings = settings;
+        this.executor = executor;
+        this.rebuilt = Counter.builder("flashstock.stock.reloads").tag("trigger", "operator")
+                .description("Rebuilds of an item's Redis counter from the database").register(meters);
+        this.healed = Counter.builder("flashstock.stock.reloads").tag("trigger", "engine")
+                .description("Rebuilds of an item's Redis counter from the database").register(meters);
+    }
+
+    /** A transaction bounded by the fence timeout: it may wait for order transactions holding the item's row. */
+    static TransactionTemplate fencing(PlatformTransactionManager transactions, OrderSettings settings) {
+        var template = new TransactionTemplate(transactions);
+        template.setTimeout(Math.toIntExact(Math.max(1, settings.reload().fenceTimeout().toSeconds())));
+        return template;
+    }
+
+    /**
+     * The operator's reload of a Redis item's counter.
+     *
+     * @throws ProblemException {@code STOCK_RELOADING} while another order-api rebuilds the item
+     */
+    void reload(String itemCode) {
+        String token = counters.lockReload(itemCode, settings.reload().lockTtl()).orElseThrow(() ->
+                new ProblemException(ProblemType.STOCK_RELOADING, "item " + itemCode + " is being reloaded"));
+        try {
+            rebuild(itemCode);
+            rebuilt.increment();
+        } finally {
+            counters.unlockReload(itemCode, token);
+        }
+    }
+
+    /**
+     * Rebuilds the item's counter in the background if the gate cannot sell from it; returns at once. Each
+     * order-api heals an item once at a time, and the reload lock makes it once across order-apis.
+     */
+    public void heal(String itemCode) {
+        if (!healing.add(itemCode)) {
+            return;
+        }
+        try {
+            executor.execute(() -> {
+                try {
+                    healNow(itemCode);
+                } finally {
+                    healing.remove(itemCode);
+                }
+            });
+        } catch (TaskRejectedException e) {
+            healing.remove(itemCode);
+            log.warn("could not start healing the counter of {}: {}", itemCode, e.toString());
+        }
+    }
+
+    private void healNow(String itemCode) {
+        try {
+            var token = counters.lockReload(itemCode, settings.reload().lockTtl());
+            if (token.isEmpty()) {
+                return;
+            }
+            try {
+                var item = items.find(itemCode);
+                // another order-api may have rebuilt it since the gate asked
+                if (item.isPresent() && item.get().gate() == Gate.REDIS
+                        && counters.trustedLoad(itemCode).orElse(-1) != item.get().loadEpoch()) {
+                    rebuild(itemCode);
+                    healed.increment();
+                }
+            } finally {
+                counters.unlockReload(itemCode, token.get());
+            }
+        } catch (RuntimeException e) {
+            log.warn("could not heal the counter of {} (the next order that finds it untrusted tries again): {}",
+                    itemCode, e.toString());
+        }
+    }
+
+    private void rebuild(String itemCode) {
+        var item = fence.execute(status -> items.fence(itemCode)).orElseThrow(() ->
+                new ProblemException(ProblemType.UNKNOWN_ITEM, "item " + itemCode + " has no baseline to reload from"));
+        if (item.gate() == Gate.DB_LOCK) {
+            // a reset made it a DB-lock item since the caller looked: it has no counter to rebuild
+            return;
+        }
+        // a fresh read after the fence committed: it sees every order that can still commit for this generation
+        var totals = items.totals(itemCode, item.generation());
+        long remaining = item.baseline() - totals.quantity();
+        if (remaining < 0) {
+            log.error("item {} generation {} is oversold by {} units: {} ordered of {}", itemCode, item.generation(),
+                    -remaining, totals.quantity(), item.baseline());
+        }
+        if (item.perUserLimit() != null) {
+            counters.loadBought(itemCode, item.loadEpoch(), items.boughtPerUser(itemCode, item.generation()),
+                    settings.perUserTtl());
+        }
+        if (!counters.load(itemCode, remaining, item.generation(), item.perUserLimit(), item.loadEpoch())) {
+            log.info("reload of {} (epoch {}): Redis holds a later load already", itemCode, item.loadEpoch());
+            return;
+        }
+        log.info("stock of {} reloaded: {} left of {} (generation {}, {} orders, load epoch {})", itemCode,
+                remaining, item.baseline(), item.generation(), totals.count(), item.loadEpoch());
+    }
+}
