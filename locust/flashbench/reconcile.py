@@ -5,7 +5,8 @@ out), writes the report as JSON and Markdown, and exits 0 only when every invari
 
 The report itself is order-api's GET /admin/reconciliation (admin token from STOCK_ADMIN_TOKEN).
 --repair-redis sets each drifted item's Redis counter to baseline − Σ orders (order-api refuses while orders
-for the item are still arriving), then reports again.
+for the item are still arriving), then reports again; an oversold item it leaves alone, since no counter can
+match it.
 """
 import argparse
 import json
@@ -44,12 +45,17 @@ def repair_redis(base_url: str, report: dict, wait_s: float) -> list[str]:
     """Reloads the Redis counter of every item whose first invariant failed; returns what it did.
 
     order-api refuses (409 ORDERS_IN_FLIGHT) while the item's newest order is too recent: that is retried
-    until the wait runs out, never forced."""
+    until the wait runs out, never forced. An oversold item is not reloaded: its counter would be set to 0,
+    not to the negative baseline − Σ orders, and the report would still fail."""
     done = []
     for item in report.get("items", []):
         drift = _invariant(item, "redis-matches-orders")
         if drift and not drift["holds"]:
             code = item["itemCode"]
+            oversold = _invariant(item, "not-oversold")
+            if oversold and not oversold["holds"]:
+                done.append(f"not repaired {code}: {oversold['detail']}; no Redis counter can match that")
+                continue
             deadline = time.monotonic() + wait_s
             while True:
                 r = requests.post(f"{base_url}/admin/items/{code}/stock/reload", headers=_auth(), timeout=30)
@@ -59,7 +65,8 @@ def repair_redis(base_url: str, report: dict, wait_s: float) -> list[str]:
                 if r.status_code != 200:
                     raise SystemExit(f"repair of {code} refused: HTTP {r.status_code}: {r.text[:300]}")
                 break
-            done.append(f"{code}: Redis counter set to {r.json().get('redisRemaining')} (was {drift['actual']})")
+            done.append(f"repaired {code}: Redis counter set to {r.json().get('redisRemaining')} "
+                        f"(was {drift['actual']})")
     return done
 
 
@@ -72,9 +79,25 @@ def failures(report: dict) -> list[str]:
     for item in report.get("items", []):
         for inv in item.get("invariants", []):
             if not inv["holds"]:
-                out.append(f"{item['itemCode']}: {inv['name']} failed: expected {inv['expected']}, "
-                           f"actual {inv['actual']} (difference {inv['difference']}); {inv.get('detail', '')}".rstrip("; "))
+                out.append(f"{item['itemCode']}: {inv['name']} failed: expected {_bound(inv)}{inv['expected']}, "
+                           f"actual {inv['actual']} (difference {inv['difference']}); {inv.get('detail') or ''}"
+                           .rstrip("; "))
     return out
+
+
+def _bound(inv: dict) -> str:
+    """'at most ' for an upper bound such as not-oversold; reports from before the field are all equalities."""
+    return "at most " if inv.get("comparison") == "at-most" else ""
+
+
+def _verdict(report: dict) -> str:
+    """The headline; an oversold item is named in it, being the one failure no repair undoes."""
+    if report.get("exact"):
+        return "EXACT: every invariant holds"
+    oversold = [f"{item['itemCode']} oversold by {inv['difference']} units"
+                for item in report.get("items", []) for inv in item.get("invariants", [])
+                if inv["name"] == "not-oversold" and not inv["holds"]]
+    return "DIVERGED" + (": " + "; ".join(oversold) if oversold else "")
 
 
 def _v(value) -> str:
@@ -86,7 +109,7 @@ def to_markdown(report: dict) -> str:
     lines = [
         f"# Reconciliation {report.get('generatedAt', '')}",
         "",
-        f"**{'EXACT: every invariant holds' if report.get('exact') else 'DIVERGED'}** — pipeline "
+        f"**{_verdict(report)}** — pipeline "
         f"{'drained' if report.get('drained') else 'NOT drained'}; topic `{kafka.get('topic')}`: end offsets "
         f"{_v(kafka.get('endOffsets'))}, group `{kafka.get('group')}` committed {_v(kafka.get('committedOffsets'))}, "
         f"lag {_v(kafka.get('lag'))}; dead-letter records {_v(kafka.get('deadLetters'))}",
@@ -102,11 +125,13 @@ def to_markdown(report: dict) -> str:
             _v(o.get("count")), _v(o.get("quantity")), _v(item.get("expectedRemaining")), _v(ob.get("count")),
             _v(ob.get("unsent")), _v(ob.get("sent")), _v(ob.get("dead")), _v(item.get("partitionLag")),
             _v(st.get("quantity")), _v(st.get("eventsApplied")), _v(st.get("anomalies"))]) + " |")
-    lines += ["", "| item | invariant | holds | expected | actual | difference |", "|---|---|---|---:|---:|---:|"]
+    lines += ["", "| item | invariant | holds | expected | actual | difference | detail |",
+              "|---|---|---|---:|---:|---:|---|"]
     for item in report.get("items", []):
         for inv in item.get("invariants", []):
             lines.append(f"| {item['itemCode']} | {inv['name']} | {'yes' if inv['holds'] else '**NO**'} | "
-                         f"{_v(inv['expected'])} | {_v(inv['actual'])} | {_v(inv['difference'])} |")
+                         f"{_bound(inv)}{_v(inv['expected'])} | {_v(inv['actual'])} | {_v(inv['difference'])} | "
+                         f"{(inv.get('detail') or '').replace('|', '/')} |")
     return "\n".join(lines) + "\n"
 
 
@@ -123,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     report = wait_for_drain(a.url, a.item, a.wait)
     if a.repair_redis:
         for line in repair_redis(a.url, report, a.wait):
-            print(f"repaired {line}")
+            print(line)
         report = fetch(a.url, a.item)
 
     a.out.mkdir(parents=True, exist_ok=True)

@@ -13,11 +13,31 @@ def sample(holds: bool) -> dict:
             "stock": {"quantity": 0, "eventsApplied": 100, "anomalies": 0},
             "invariants": [
                 {"name": "redis-matches-orders", "holds": holds, "expected": 0, "actual": 0 if holds else 3,
-                 "difference": 0 if holds else 3},
-                {"name": "outbox-matches-orders", "holds": True, "expected": 100, "actual": 100, "difference": 0},
+                 "difference": 0 if holds else 3, "comparison": "equal"},
+                {"name": "outbox-matches-orders", "holds": True, "expected": 100, "actual": 100, "difference": 0,
+                 "comparison": "equal"},
+                {"name": "not-oversold", "holds": True, "expected": 100, "actual": 100, "difference": 0,
+                 "detail": None, "comparison": "at-most"},
             ],
         }],
     }
+
+
+def oversold() -> dict:
+    """102 units committed of a baseline of 100, as order-api reports it."""
+    report = sample(True)
+    report["exact"] = False
+    item = report["items"][0]
+    item.update(expectedRemaining=-2, orders={"count": 102, "quantity": 102})
+    item["invariants"] = [
+        {"name": "redis-matches-orders", "holds": False, "expected": -2, "actual": 0, "difference": 2,
+         "detail": "the Redis counter cannot match: the item is oversold (baseline − Σ orders = -2; see not-oversold)",
+         "comparison": "equal"},
+        {"name": "not-oversold", "holds": False, "expected": 100, "actual": 102, "difference": 2,
+         "detail": "oversold by 2 units: the orders of generation 1 commit 102 units of a baseline of 100",
+         "comparison": "at-most"},
+    ]
+    return report
 
 
 def test_exact_report_has_no_failures_and_a_table_row():
@@ -25,6 +45,7 @@ def test_exact_report_has_no_failures_and_a_table_row():
     assert reconcile.failures(sample(True)) == []
     assert "EXACT" in markdown
     assert "| 1234 | 1 | 100 | 0 | 100 | 100 | 0 | 100 | 0 | 100 | 0 | 0 | 0 | 100 | 0 |" in markdown
+    assert "| 1234 | not-oversold | yes | at most 100 | 100 | 0 |  |" in markdown
 
 
 def test_failed_invariant_is_named_with_its_amount():
@@ -32,3 +53,35 @@ def test_failed_invariant_is_named_with_its_amount():
     assert len(failed) == 1
     assert "redis-matches-orders failed: expected 0, actual 3 (difference 3)" in failed[0]
     assert "**NO**" in reconcile.to_markdown(sample(False))
+
+
+def test_oversold_item_is_named_oversold_by_its_units():
+    failed = reconcile.failures(oversold())
+    markdown = reconcile.to_markdown(oversold())
+
+    assert ("1234: not-oversold failed: expected at most 100, actual 102 (difference 2); oversold by 2 units"
+            in failed[1])
+    assert "drift" not in failed[0]
+    assert "**DIVERGED: 1234 oversold by 2 units** — pipeline drained" in markdown
+    assert "| 1234 | not-oversold | **NO** | at most 100 | 102 | 2 | oversold by 2 units" in markdown
+    assert "| 1234 | 1 | 100 | 0 | 102 | 102 | -2 |" in markdown, "baseline − Σ shown negative, not clamped"
+
+
+def test_a_report_from_before_the_comparison_field_reads_as_equalities():
+    report = sample(False)
+    for inv in report["items"][0]["invariants"]:
+        del inv["comparison"]
+
+    assert "expected 0, actual 3" in reconcile.failures(report)[0]
+
+
+def test_repair_leaves_an_oversold_item_alone(monkeypatch):
+    def no_reload(*args, **kwargs):
+        raise AssertionError("an oversold item was reloaded")
+
+    monkeypatch.setattr(reconcile.requests, "post", no_reload)
+
+    done = reconcile.repair_redis("http://order-api.test", oversold(), wait_s=0)
+
+    assert done == ["not repaired 1234: oversold by 2 units: the orders of generation 1 commit 102 units of a "
+                    "baseline of 100; no Redis counter can match that"]

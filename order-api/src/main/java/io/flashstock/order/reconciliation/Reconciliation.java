@@ -37,6 +37,7 @@ public class Reconciliation {
     static final String STOCK_DB_MATCHES_ORDERS = "stock-db-matches-orders";
     static final String EVENTS_APPLIED_MATCH_ORDERS = "events-applied-match-orders";
     static final String NO_ANOMALIES = "no-anomalies";
+    static final String NOT_OVERSOLD = "not-oversold";
 
     private final JdbcClient orders;
     private final StringRedisTemplate redis;
@@ -103,6 +104,10 @@ public class Reconciliation {
                 stockQuantity == null ? null : stock.eventsApplied(), stockDetail));
         invariants.add(Invariant.of(NO_ANOMALIES, 0, stock == null ? 0L : stock.anomalies(),
                 "stock-consumer recorded deductions it could not apply (GET /stock/anomalies)"));
+        // last, so the invariants clients read by position keep theirs
+        invariants.add(Invariant.atMost(NOT_OVERSOLD, b.baseline(), t.quantity(),
+                "oversold by " + (t.quantity() - b.baseline()) + " units: the orders of generation " + b.generation()
+                        + " commit " + t.quantity() + " units of a baseline of " + b.baseline()));
 
         return new ItemReconciliation(b.itemCode(), b.gate(), b.generation(), b.baseline(), b.perUserLimit(),
                 redisRemaining, b.dbRemaining(), expectedRemaining, new Totals(t.count(), t.quantity()),
@@ -113,7 +118,9 @@ public class Reconciliation {
 
     private static Invariant redisInvariant(long expectedRemaining, Long redisRemaining, long inDoubtUnits) {
         String detail;
-        if (redisRemaining == null) {
+        if (expectedRemaining < 0) {
+            detail = oversold("the Redis counter", expectedRemaining);
+        } else if (redisRemaining == null) {
             detail = "Redis has no counter for the item (Redis restarted?): reload it from the orders";
         } else if (inDoubtUnits > 0 && expectedRemaining - redisRemaining == inDoubtUnits) {
             detail = "orders whose commit is in doubt hold " + inDoubtUnits + " units: the order-api that took them "
@@ -134,8 +141,15 @@ public class Reconciliation {
 
     /** A DB-lock item's counter is its row's db_remaining, which commits with each order. */
     private static Invariant dbGateInvariant(Baseline b, long expectedRemaining) {
-        return Invariant.of(DB_GATE_MATCHES_ORDERS, expectedRemaining, b.dbRemaining(), "db_remaining differs "
-                + "from baseline − Σ orders, though both commit in one transaction: changed by hand?");
+        return Invariant.of(DB_GATE_MATCHES_ORDERS, expectedRemaining, b.dbRemaining(), expectedRemaining < 0
+                ? oversold("db_remaining", expectedRemaining)
+                : "db_remaining differs from baseline − Σ orders, though both commit in one transaction: changed by hand?");
+    }
+
+    /** Neither gate lets its counter go below zero, so an oversold item's cannot match: say so, not drift. */
+    private static String oversold(String counter, long expectedRemaining) {
+        return counter + " cannot match: the item is oversold (baseline − Σ orders = " + expectedRemaining
+                + "; see " + NOT_OVERSOLD + ")";
     }
 
     private record Baseline(String itemCode, long generation, long baseline, Integer perUserLimit, Gate gate,

@@ -1,5 +1,6 @@
 package io.flashstock.order.reconciliation;
 
+import com.fasterxml.jackson.annotation.JsonValue;
 import io.flashstock.order.stock.Gate;
 
 import java.time.Instant;
@@ -33,13 +34,44 @@ public record ReconciliationReport(Instant generatedAt, boolean exact, boolean d
     public record OutboxCounts(long count, long quantity, long unsent, long sent, long dead) {
     }
 
-    /** One checked equality; {@code difference} = actual − expected. */
-    public record Invariant(String name, boolean holds, long expected, Long actual, long difference, String detail) {
+    /**
+     * One checked comparison: {@code actual} equals {@code expected}, or, for a bound, is at most it;
+     * {@code difference} = actual − expected.
+     */
+    public record Invariant(String name, boolean holds, long expected, Long actual, long difference, String detail,
+                            Comparison comparison) {
 
         static Invariant of(String name, long expected, Long actual, String detail) {
             long difference = actual == null ? -expected : actual - expected;
-            boolean holds = actual != null && difference == 0;
-            return new Invariant(name, holds, expected, actual, difference, holds ? null : detail);
+            return checked(name, actual != null && difference == 0, expected, actual, difference, detail,
+                    Comparison.EQUAL);
+        }
+
+        /** Holds while {@code actual} ≤ {@code maximum}; a positive difference is by how much it is over. */
+        static Invariant atMost(String name, long maximum, long actual, String detail) {
+            return checked(name, actual <= maximum, maximum, actual, actual - maximum, detail, Comparison.AT_MOST);
+        }
+
+        private static Invariant checked(String name, boolean holds, long expected, Long actual, long difference,
+                                         String detail, Comparison comparison) {
+            return new Invariant(name, holds, expected, actual, difference, holds ? null : detail, comparison);
+        }
+    }
+
+    /** How an invariant compares: without it a client would read a bound's expected as a value to equal. */
+    public enum Comparison {
+        EQUAL("equal"),
+        AT_MOST("at-most");
+
+        private final String code;
+
+        Comparison(String code) {
+            this.code = code;
+        }
+
+        @JsonValue
+        public String code() {
+            return code;
         }
     }
 }

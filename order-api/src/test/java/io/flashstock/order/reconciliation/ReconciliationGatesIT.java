@@ -8,6 +8,8 @@ import io.flashstock.order.reconciliation.ReconciliationReport.PartitionPosition
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockKeys;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -19,6 +21,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -27,8 +30,9 @@ import static org.springframework.test.web.client.match.MockRestRequestMatchers.
 import static org.springframework.test.web.client.response.MockRestResponseCreators.withSuccess;
 
 /**
- * The report's first invariant follows the item's gate. The report is built over the real orders database
- * and Redis, with Kafka (fully consumed) and stock-consumer's answer stood in for, so no pipeline has to run.
+ * The report's first invariant follows the item's gate, and an oversold item is named so whatever its gate. The
+ * report is built over the real orders database and Redis, with Kafka (fully consumed) and stock-consumer's
+ * answer stood in for, so no pipeline has to run.
  */
 class ReconciliationGatesIT extends OrderApiIntegrationTest {
 
@@ -57,7 +61,7 @@ class ReconciliationGatesIT extends OrderApiIntegrationTest {
         assertThat(byName(reconciled)).containsOnlyKeys(Reconciliation.DB_GATE_MATCHES_ORDERS,
                 Reconciliation.OUTBOX_MATCHES_ORDERS, Reconciliation.PIPELINE_DRAINED,
                 Reconciliation.STOCK_DB_MATCHES_ORDERS, Reconciliation.EVENTS_APPLIED_MATCH_ORDERS,
-                Reconciliation.NO_ANOMALIES);
+                Reconciliation.NO_ANOMALIES, Reconciliation.NOT_OVERSOLD);
         assertThat(reconciled.invariants()).allSatisfy(i -> assertThat(i.holds()).as("%s", i).isTrue());
 
         jdbc.sql("UPDATE stock_item SET db_remaining = db_remaining - 1 WHERE item_code = ?").param(item).update();
@@ -91,13 +95,60 @@ class ReconciliationGatesIT extends OrderApiIntegrationTest {
         assertThat(invariants.get(Reconciliation.REDIS_MATCHES_ORDERS).difference()).isEqualTo(-1);
     }
 
+    @ParameterizedTest
+    @EnumSource(Gate.class)
+    void moreUnitsCommittedThanTheBaselineAreNamedOversold(Gate gate) {
+        String item = uniqueItem("oversold");
+        setStock(item, 5, null, gate);
+        assertThat(order(gate, item, "ann", 3).status()).isEqualTo(200);
+        assertThat(order(gate, item, "ben", 2).status()).isEqualTo(200);
+        relayed(item);
+        committedPastTheGate(item, "eve", 2);
+
+        ReconciliationReport report = fullReport(item, 0, 2);
+
+        assertThat(report.exact()).isFalse();
+        ItemReconciliation reconciled = report.items().get(0);
+        assertThat(reconciled.expectedRemaining()).as("not clamped").isEqualTo(-2);
+        // by the name clients such as scripts/reconcile read
+        Invariant notOversold = byName(reconciled).get("not-oversold");
+        assertThat(notOversold).as("the not-oversold invariant of %s", reconciled.invariants()).isNotNull();
+        assertThat(notOversold.holds()).isFalse();
+        assertThat(notOversold.expected()).as("the baseline, the most that may be committed").isEqualTo(5);
+        assertThat(notOversold.actual()).isEqualTo(7);
+        assertThat(notOversold.difference()).isEqualTo(2);
+        assertThat(notOversold.detail()).startsWith("oversold by 2 units");
+        Invariant counter = reconciled.invariants().get(0);
+        assertThat(counter.holds()).isFalse();
+        assertThat(counter.detail()).as("the gate's counter cannot match an oversold item")
+                .contains("oversold").doesNotContain("drift").doesNotContain("by hand");
+    }
+
+    /**
+     * An order written as if its gate had let it through with no stock left: a row of the item's current
+     * generation, past the counter.
+     */
+    private void committedPastTheGate(String item, String user, int quantity) {
+        long generation = jdbc.sql("SELECT generation FROM stock_item WHERE item_code = ?").param(item)
+                .query(Long.class).single();
+        jdbc.sql("INSERT INTO purchase_order (order_code, event_id, item_code, generation, user_id, quantity, "
+                        + "remaining, idempotency_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, UTC_TIMESTAMP(6))")
+                .params(UUID.randomUUID().toString(), UUID.randomUUID().toString(), item, generation, user, quantity,
+                        -quantity)
+                .update();
+    }
+
     /** What outbox-relay does: the item's outbox rows are published. */
     private void relayed(String item) {
         jdbc.sql("UPDATE outbox_event SET status = 'SENT' WHERE aggregate_key = ?").param(item).update();
     }
 
-    /** The item's report, with every record consumed and stock-consumer reporting {@code quantity} left. */
     private ItemReconciliation report(String item, long stockQuantity, long eventsApplied) {
+        return fullReport(item, stockQuantity, eventsApplied).items().get(0);
+    }
+
+    /** The report of the item, with every record consumed and stock-consumer reporting {@code quantity} left. */
+    private ReconciliationReport fullReport(String item, long stockQuantity, long eventsApplied) {
         var builder = RestClient.builder().baseUrl(STOCK_CONSUMER);
         MockRestServiceServer.bindTo(builder).build()
                 .expect(requestTo(STOCK_CONSUMER + "/stock/items"))
@@ -107,7 +158,7 @@ class ReconciliationGatesIT extends OrderApiIntegrationTest {
         var reconciliation = new Reconciliation(jdbc, redis, new ConsumedKafka(), builder.build(), Clock.systemUTC());
         var report = reconciliation.report(Optional.of(item));
         assertThat(report.items()).hasSize(1);
-        return report.items().get(0);
+        return report;
     }
 
     private static Map<String, Invariant> byName(ItemReconciliation item) {
