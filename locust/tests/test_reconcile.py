@@ -75,13 +75,19 @@ def test_a_report_from_before_the_comparison_field_reads_as_equalities():
     assert "expected 0, actual 3" in reconcile.failures(report)[0]
 
 
-def test_repair_leaves_an_oversold_item_alone(monkeypatch):
-    def no_reload(*args, **kwargs):
-        raise AssertionError("an oversold item was reloaded")
+def test_repair_retries_while_another_reload_runs(monkeypatch):
+    class Answer:
+        def __init__(self, status: int, body: dict):
+            self.status_code, self._body, self.text = status, body, str(body)
 
-    monkeypatch.setattr(reconcile.requests, "post", no_reload)
+        def json(self) -> dict:
+            return self._body
 
-    done = reconcile.repair_redis("http://order-api.test", oversold(), wait_s=0)
+    answers = [Answer(503, {"code": "STOCK_RELOADING"}), Answer(200, {"redisRemaining": -2})]
+    monkeypatch.setattr(reconcile.requests, "post", lambda *args, **kwargs: answers.pop(0))
+    monkeypatch.setattr(reconcile.time, "sleep", lambda s: None)
 
-    assert done == ["not repaired 1234: oversold by 2 units: the orders of generation 1 commit 102 units of a "
-                    "baseline of 100; no Redis counter can match that"]
+    done = reconcile.repair_redis("http://order-api.test", oversold(), wait_s=30)
+
+    assert done == ["repaired 1234: Redis counter set to -2 (was 0)"]
+    assert answers == []
