@@ -19,7 +19,7 @@ from pathlib import Path
 
 import requests
 
-from flashbench import report
+from flashbench import cpu, report
 
 ROOT = Path(__file__).resolve().parents[2]
 STACK = ROOT / "scripts" / "stack"
@@ -139,8 +139,9 @@ def wait_until(predicate, timeout_s: float, what: str, interval_s: float = 0.05)
         time.sleep(interval_s)
 
 
-def run_locust(opts: RunOptions, out: Path) -> tuple[float, float, dict]:
-    """Runs the scenario headless; returns (start, end) monotonic times and the run's final figures."""
+def run_locust(opts: RunOptions, out: Path, sampler: cpu.CpuSampler) -> tuple[float, float, dict]:
+    """Runs the scenario headless, its CPU sampled as the client's; returns (start, end) monotonic times and
+    the run's final figures."""
     users = opts.users or (1000 if opts.arrivals == "burst" else 100)
     result_file = out / "result.json"
     env = {**os.environ, "ITEM_CODE": opts.item, "QUANTITY": str(opts.quantity), "REQUESTS": str(opts.requests),
@@ -155,7 +156,9 @@ def run_locust(opts: RunOptions, out: Path) -> tuple[float, float, dict]:
            "--html", str(out / "locust.html"), "--only-summary", "--loglevel", "WARNING"]
     log(f"Locust: {opts.requests} requests at {opts.rps:g}/s, {opts.arrivals} arrivals, {users} users")
     start = time.monotonic()
-    subprocess.run(cmd, env=env, cwd=out, check=False)
+    locust = subprocess.Popen(cmd, env=env, cwd=out)
+    sampler.add("locust", locust.pid)
+    locust.wait()
     end = time.monotonic()
     if not result_file.exists():
         raise SystemExit(f"Locust wrote no {result_file.name}: see its output above")
@@ -165,40 +168,80 @@ def run_locust(opts: RunOptions, out: Path) -> tuple[float, float, dict]:
 def end_to_end_latency() -> dict:
     """Order accepted → applied in the stock database: p50/p99/max (ms) from stock-consumer's histogram
     `stock.event.latency`, which covers everything it applied since it started (the services restart per run)."""
+    return histogram_ms(SERVICES["stock-consumer"], "stock_event_latency_seconds", "")
+
+
+def server_latency() -> dict:
+    """The order endpoint's own latency, as order-api measured it (from the request's arrival to its answer):
+    p50/p99/p99.9/max (ms), to tell the server's time from the client's queueing."""
+    return histogram_ms(SERVICES["order-api"], "http_server_requests_seconds", 'uri="/order/stock/limit"')
+
+
+def histogram_ms(port: int, metric: str, match: str) -> dict:
+    """Percentiles (ms, histogram bucket upper bounds) and max of a Prometheus histogram of a service, summed
+    over the series whose labels contain `match`."""
     try:
-        text = requests.get(f"http://127.0.0.1:{SERVICES['stock-consumer']}/actuator/prometheus", timeout=10).text
+        text = requests.get(f"http://127.0.0.1:{port}/actuator/prometheus", timeout=10).text
     except requests.RequestException:
         return {}
-    buckets, maximum = [], None
+    counts: dict[float, float] = {}
+    maximum = 0.0
     for line in text.splitlines():
-        if line.startswith("stock_event_latency_seconds_bucket{"):
+        if match not in line:
+            continue
+        if line.startswith(metric + "_bucket{"):
             le = line.split('le="', 1)[1].split('"', 1)[0]
-            buckets.append((float("inf") if le == "+Inf" else float(le), float(line.rsplit(" ", 1)[1])))
-        elif line.startswith("stock_event_latency_seconds_max{"):
-            maximum = float(line.rsplit(" ", 1)[1])
+            bound = float("inf") if le == "+Inf" else float(le)
+            counts[bound] = counts.get(bound, 0.0) + float(line.rsplit(" ", 1)[1])
+        elif line.startswith(metric + "_max{"):
+            maximum = max(maximum, float(line.rsplit(" ", 1)[1]))
+    buckets = sorted(counts.items())
     if not buckets or buckets[-1][1] == 0:
         return {}
-    buckets.sort()
     total = buckets[-1][1]
 
     def upper_bound(q: float) -> float:
         return next(le for le, count in buckets if count >= q * total)
 
     return {"events": int(total), "p50_ms": upper_bound(0.5) * 1000, "p99_ms": upper_bound(0.99) * 1000,
-            "max_ms": (maximum or 0) * 1000}
+            "p99.9_ms": upper_bound(0.999) * 1000, "max_ms": maximum * 1000}
+
+
+def stack_pids() -> dict[str, int]:
+    """The pid of every process the stack started, by name."""
+    state = Path(os.environ.get("FLASHSTOCK_STATE", ROOT / ".stack"))
+    files = {"redis": state / "redis/redis.pid", "mariadb": state / "mariadb/mariadb.pid",
+             "kafka": state / "kafka/kafka.pid",
+             **{name: state / f"services/{name}.pid" for name in SERVICES}}
+    pids = {}
+    for name, pid_file in files.items():
+        try:
+            pids[name] = int(pid_file.read_text().strip())
+        except (OSError, ValueError):
+            continue
+    return pids
+
+
+STATEMENTS = ("Questions", "Com_select", "Com_insert", "Com_update", "Com_delete", "Com_commit", "Com_set_option")
+
+
+def db_statements() -> dict[str, int]:
+    """MariaDB's global statement counters (SHOW GLOBAL STATUS); empty when it cannot be asked."""
+    user, password = os.environ.get("DB_USER", "flashstock"), os.environ.get("DB_PASSWORD", "flashstock")
+    names = ",".join(f"'{n}'" for n in STATEMENTS)
+    r = subprocess.run(["mariadb", "--no-defaults", "-h127.0.0.1", f"-P{os.environ.get('MYSQL_PORT', '3306')}",
+                        f"-u{user}", f"-p{password}", "-N", "-B", "-e",
+                        f"SHOW GLOBAL STATUS WHERE Variable_name IN ({names})"], capture_output=True, text=True)
+    return {k: int(v) for k, v in (line.split("\t") for line in r.stdout.splitlines())} if r.returncode == 0 else {}
 
 
 def process_memory() -> dict:
     """Resident and peak resident memory (MiB) of every process the stack started."""
-    state = Path(os.environ.get("FLASHSTOCK_STATE", ROOT / ".stack"))
-    pids = {"redis": state / "redis/redis.pid", "mariadb": state / "mariadb/mariadb.pid",
-            "kafka": state / "kafka/kafka.pid",
-            **{name: state / f"services/{name}.pid" for name in SERVICES}}
     out = {}
-    for name, pid_file in pids.items():
+    for name, pid in stack_pids().items():
         try:
-            status = Path(f"/proc/{pid_file.read_text().strip()}/status").read_text()
-        except (OSError, ValueError):
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
             continue
         fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
         out[name] = {k: int(fields[k].split()[0]) // 1024 for k in ("VmRSS", "VmHWM") if k in fields}
@@ -229,26 +272,35 @@ def run(opts: RunOptions) -> RunResult:
     prepare_services(opts)
     reset_stock(opts.item, opts.stock, opts.gate)
 
-    start, end, result = run_locust(opts, out)
-    accepted = result["statuses"].get("200", 0)
-    log(f"Locust done in {end - start:.1f} s: {result['statuses']}")
+    statements_before = db_statements()
+    # the whole run's CPU ends when the pipeline has applied the last order, not at the last answer
+    with cpu.CpuSampler(stack_pids()) as sampler:
+        start, end, result = run_locust(opts, out, sampler)
+        accepted = result["statuses"].get("200", 0)
+        log(f"Locust done in {end - start:.1f} s: {result['statuses']}")
 
-    drained_ok = True
-    try:
-        wait_until(lambda: stock_item(opts.item).get("eventsApplied", -1) >= accepted,
-                   opts.drain_timeout_s, "the stock database to apply every accepted order")
-        drain_s = drain_seconds(result["last_answer_at"], stock_item(opts.item)["lastAppliedAt"])
-    except TimeoutError as e:
-        log(str(e))
-        drain_s, drained_ok = float("nan"), False
+        drained_ok = True
+        try:
+            wait_until(lambda: stock_item(opts.item).get("eventsApplied", -1) >= accepted,
+                       opts.drain_timeout_s, "the stock database to apply every accepted order")
+            drain_s = drain_seconds(result["last_answer_at"], stock_item(opts.item)["lastAppliedAt"])
+        except TimeoutError as e:
+            log(str(e))
+            drain_s, drained_ok = float("nan"), False
+    statements_after = db_statements()
 
     reconcile = subprocess.run([str(RECONCILE), opts.item, "--wait", "60", "--out", str(out)], check=False)
 
     stats = report.from_result(result)
-    plots = report.plot_run(report.read_history(out / "locust_stats_history.csv"), out, opts.name)
+    history = report.read_history(out / "locust_stats_history.csv")
+    plots = report.plot_run(history, out, opts.name)
+    costs = cpu_costs(sampler, history, result, out)
+    statements = {k: round((statements_after[k] - statements_before[k]) / max(accepted, 1), 2)
+                  for k in statements_after if k in statements_before}
     settings = {"options": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(opts).items()},
                 "service_env": opts.settings.env(), "services": service_info(), "memory_mib": process_memory(),
-                "end_to_end_latency": end_to_end_latency(),
+                "end_to_end_latency": end_to_end_latency(), "server_latency": server_latency(),
+                "cpu_us_per_order": costs, "db_statements_per_order": statements,
                 "machine": {"cores": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()},
                 "date": stamp}
     (out / "settings.json").write_text(json.dumps(settings, indent=2, default=str))
@@ -271,6 +323,9 @@ def run(opts: RunOptions) -> RunResult:
         f"- drain (last response → stock database applied): {drain_s:.2f} s" if drained_ok
         else f"- drain: NOT DRAINED within {opts.drain_timeout_s:.0f} s",
         f"- reconciliation: {'exact' if reconcile.returncode == 0 else 'FAILED'} (see reconciliation.md)",
+        "- server-side latency of the endpoint (order-api's own histogram, bucket bounds): "
+        + (", ".join(f"{k.replace('_ms', '')} {v:.1f} ms" for k, v in settings["server_latency"].items() if k != "events")
+           or "not available"),
         "- end-to-end latency (order accepted → applied in the stock database; histogram bucket bounds): "
         + (", ".join(f"{k.replace('_ms', '')} {v:.0f} ms" for k, v in settings["end_to_end_latency"].items() if k != "events")
            or "not available"),
@@ -278,12 +333,36 @@ def run(opts: RunOptions) -> RunResult:
                                                    for k, v in settings["memory_mib"].items()),
         f"- plots: " + ", ".join(p.name for p in plots),
         "",
+        "CPU per order answered, from /proc (user + system, all threads); steady part: from 25 % to 95 % of the "
+        "answers; whole run: from Locust's start until the stock database applied the last order (cpu.csv):",
+        "",
+        cpu.table(costs["steady"], costs["whole"], "locust"),
+        "",
+        "- database statements per order, whole run, all services (SHOW GLOBAL STATUS deltas): "
+        + (", ".join(f"{k} {v}" for k, v in statements.items()) or "not available"),
+        "",
         f"**verdict: {'PASS' if verdict_ok else 'FAIL'}**",
     ]
     (out / "summary.md").write_text("\n".join(summary) + "\n")
     print("\n".join(summary))
     log(f"results in {out}")
     return RunResult(0 if verdict_ok else 1, stats)
+
+
+def cpu_costs(sampler: cpu.CpuSampler, history: list[dict], result: dict, out: Path) -> dict:
+    """CPU µs per order of each process, steady part and whole run; writes the raw samples to cpu.csv."""
+    answered = [(float(h["t"]), h["requests"]) for h in history]
+    names = list(sampler.pids)
+    with (out / "cpu.csv").open("w", encoding="utf-8") as f:
+        f.write("epoch_s,answered," + ",".join(f"{n}_cpu_s" for n in names) + "\n")
+        for s in sampler.samples:
+            f.write(f"{s.at:.3f},{cpu.answered_at(answered, s.at):.0f},"
+                    + ",".join("" if s.cpu_s.get(n) is None else f"{s.cpu_s[n]:.2f}" for n in names) + "\n")
+    total = result["completed"]
+    window = cpu.steady_window(sampler.samples, answered, total)
+    steady = None if window is None else cpu.per_order_us(window[0], window[1], window[2])
+    whole = cpu.per_order_us(cpu.first_known(sampler.samples), cpu.last_known(sampler.samples), total)
+    return {"steady": steady, "whole": whole}
 
 
 def parse_args(argv: list[str]) -> RunOptions:

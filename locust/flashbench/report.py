@@ -74,6 +74,7 @@ def read_history(history_csv: Path) -> list[dict]:
                     "p999": float(r["99.9%"]),
                     "max": float(r["100%"]),
                     "users": int(r["User Count"]),
+                    "requests": int(r["Total Request Count"]),
                 })
             except (ValueError, KeyError):
                 continue

@@ -1,0 +1,47 @@
+import os
+
+from flashbench import cpu
+
+
+def test_reads_this_process_cpu_time():
+    assert cpu.cpu_seconds(os.getpid()) >= 0
+    assert cpu.cpu_seconds(2 ** 22 + 1) is None
+
+
+def test_answers_are_interpolated_between_history_rows():
+    history = [(100.0, 0), (101.0, 1000), (102.0, 2000)]
+    assert cpu.answered_at(history, 99.0) == 0
+    assert cpu.answered_at(history, 100.5) == 500
+    assert cpu.answered_at(history, 103.0) == 2000
+
+
+def test_cost_per_order_over_the_steady_part_leaves_out_the_start_and_the_end():
+    history = [(float(t), 1000 * t) for t in range(11)]  # 1,000 answers a second for 10 s
+    # order-api burns 2 s of CPU a second in the first 2 s (the cold phase), then 0.5 s a second
+    samples, spent = [], 0.0
+    for t in range(11):
+        samples.append(cpu.Sample(float(t), {"order-api": spent, "locust": t * 0.45}))
+        spent += 2.0 if t < 2 else 0.5
+    first, last, orders = cpu.steady_window(samples, history, total=10_000)
+
+    steady = cpu.per_order_us(first, last, orders)
+    whole = cpu.per_order_us(samples[0], samples[-1], 10_000)
+
+    assert first.at == 3.0 and last.at == 9.0 and orders == 6000
+    assert round(steady["order-api"]) == 500
+    assert round(whole["order-api"]) == 800
+    assert round(steady["locust"]) == 450
+
+
+def test_a_process_that_ended_counts_until_its_last_sample():
+    samples = [cpu.Sample(0.0, {"locust": None}), cpu.Sample(1.0, {"locust": 0.0}),
+               cpu.Sample(2.0, {"locust": 0.9}), cpu.Sample(3.0, {"locust": None})]
+    assert cpu.last_known(samples).cpu_s == {"locust": 0.9}
+    assert cpu.first_known(samples).cpu_s == {"locust": 0.0}
+
+
+def test_the_engine_total_leaves_the_client_out():
+    figures = {name: 100.0 for name in cpu.ENGINE} | {"locust": 450.0}
+    text = cpu.table(figures, figures, "locust")
+    assert "| **engine (all but locust)** | **600** | **600** |" in text
+    assert "| locust | 450 | 450 |" in text
