@@ -1,24 +1,45 @@
-"""Fault injection under load: each scenario sends a steady stream of orders, breaks one part of the stack
-while they arrive, lets the pipeline drain and reconciles. A scenario passes only if nothing was lost (every
-200 answer has its order applied in the stock database), nothing oversold, nothing applied twice.
+"""Fault injection under load and under scarcity: each scenario sends a steady stream of orders for an item whose
+stock runs out while one part of the stack is broken, lets the pipeline drain, reconciles, and judges the whole
+history of requests (flashbench/history.py). A scenario passes only if nothing was oversold (per generation,
+Σ units committed ≤ its baseline), nothing lost (every 200 names an order that was committed and applied in the
+stock database), no refused order was committed anyway, nothing applied twice, no user went over the per-user
+limit, and the reconciliation is exact. Stranded units (stock Redis can no longer sell) are reported.
 
-    scripts/faults [--scenarios relay-kill,consumer-kill,api-kill,kafka-stop,db-stop,redis-restart]
-                   [--rate 300] [--duration 60] [--out DIR]
+    scripts/faults [--scenarios relay-kill,consumer-kill,api-kill,kafka-stop,db-stop,redis-restart,reload-storm,
+                                redis-aof-kill,reset-during-load,per-user-limit]
+                   [--rate 300] [--duration 60] [--stock N | --stock-share 0.4] [--out DIR]
 
-The load is an open model (a request is started every 1/rate s whether or not earlier ones answered), so a
-stalled server is not hidden by a client that waits for it. Writes faults.md (the table of
-docs/reliability.md), faults.json, and for each scenario its reconciliation and answers.csv (every request:
-when it started, its status and problem code, how long it took).
+Orders ask for 1–3 units (uniformly), and the item's stock is by default 40 % of the units the load asks for, so
+that it runs out mid-run; the faults are timed around the moment it would run out if every order were served.
+Every second order carries an Idempotency-Key. The load is an open model (a request is started every 1/rate s
+whether or not earlier ones answered), so a stalled server is not hidden by a client that waits for it.
+
+Scenarios: relay-kill, consumer-kill (kill -9 and restart, 3×), api-kill (1×; its reconciliation may need
+--repair-redis for the units a killed process took without committing), kafka-stop (15 s), db-stop (10 s),
+redis-restart (no persistence: the engine rebuilds the lost counter by itself), reload-storm (a reload every
+0.5 s while orders arrive), redis-aof-kill (Redis with AOF everysec, SIGKILLed and restarted with the last second
+of its AOF cut off, so it comes back stale), reset-during-load (a new generation while orders arrive: each is
+judged against its own baseline), per-user-limit (redis-restart with a limit of 3 per user and a small pool of
+users).
+
+Writes faults.md (the table of docs/reliability.md), faults.json, and for each scenario its reconciliation,
+findings.txt (what the checker found) and answers.csv (every request: when it was sent and answered, its status,
+problem code, order code, units, user and Idempotency-Key).
 """
 import argparse
 import csv
 import datetime as dt
 import json
+import math
 import os
+import random
+import shutil
 import subprocess
 import sys
 import time
 import uuid
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -26,143 +47,231 @@ import gevent
 import gevent.pool
 from geventhttpclient import HTTPClient, URL
 
+from flashbench import history
 from flashbench.bench import ROOT, STACK, admin_headers, stock_item, wait_until
 
 RECONCILE = ROOT / "scripts" / "reconcile"
 API = "http://127.0.0.1:8080"
+REDIS_PORT = os.environ.get("REDIS_PORT", "6379")
+# where scripts/stack keeps Redis's files; Redis 7 writes its AOF into appendonlydir (the stack keeps that name)
+REDIS_DIR = Path(os.environ.get("FLASHSTOCK_STATE", ROOT / ".stack")) / "redis"
+AOF_DIR = REDIS_DIR / "appendonlydir"
+
+MAX_UNITS = 3  # order quantities are drawn uniformly from 1..MAX_UNITS
+MEAN_UNITS = (1 + MAX_UNITS) / 2
+STOCK_SHARE = 0.4  # default stock: this share of the units the load asks for
+PER_USER_LIMIT = 3
+RELOAD_EVERY_S = 0.5
+LOST_TAIL_S = 1.0  # what appendfsync everysec may lose in a crash of the machine
+FINDINGS_IN_OUTCOME = 20  # faults.json keeps the first ones; findings.txt has them all
 
 
-@dataclass
-class Answer:
-    at: float
-    status: int
-    latency_s: float
-    order_code: str | None = None
-    code: str | None = None
+# ---------------------------------------------------------------- the load
+
+@dataclass(frozen=True)
+class Draw:
+    """One order of the load, drawn before it starts: the faults are timed from the draws."""
+    units: int
+    user_id: str
+    idempotency_key: str | None
 
 
-@dataclass
-class Outcome:
-    scenario: str
-    faults: str
-    sent: int = 0
-    ok: int = 0
-    statuses: dict = field(default_factory=dict)
-    lost: int = 0
-    oversold: int = 0
-    applied_twice: int = 0
-    recovery_s: float | None = None
-    first_ok_after_fault_s: float | None = None
-    slowest_error_ms: float | None = None
-    in_doubt: dict = field(default_factory=dict)
-    reconciliation_exact: bool = False
-    notes: str = ""
+def draw_orders(n: int, users: int | None, seed: str) -> list[Draw]:
+    """`n` orders of 1..MAX_UNITS units, each from a new user, or from a pool of `users` when there is a limit."""
+    rng = random.Random(seed)
+    draws = []
+    for i in range(n):
+        units = rng.randint(1, MAX_UNITS)
+        user = f"user-{rng.randrange(users)}" if users else f"user-{rng.getrandbits(64):016x}"
+        # every second order carries a key, so that the replay path is under the faults as well
+        key = f"{rng.getrandbits(128):032x}" if i % 2 == 0 else None
+        draws.append(Draw(units, user, key))
+    return draws
 
-    @property
-    def passed(self) -> bool:
-        return self.lost == 0 and self.oversold == 0 and self.applied_twice == 0 and self.reconciliation_exact
+
+def ideal_sell_out(draws: list[Draw], stock: int, per_user_limit: int | None) -> int | None:
+    """The index of the first order refused for want of stock, if every order were served in turn with no fault;
+    None if the stock lasts. Orders over the per-user limit are refused without taking stock."""
+    left, bought = stock, Counter()
+    for i, d in enumerate(draws):
+        if per_user_limit is not None and bought[d.user_id] + d.units > per_user_limit:
+            continue
+        if d.units > left:
+            return i
+        left -= d.units
+        bought[d.user_id] += d.units
+    return None
+
+
+def user_pool(stock: int, per_user_limit: int) -> int:
+    """Users to draw from so that the limit refuses many orders and the stock still runs out: a user can rarely
+    fill the limit exactly (2 of 3 taken leaves room for a 1 only), so stock / limit users could not buy it all;
+    twice that many can."""
+    return max(1, math.ceil(2 * stock / per_user_limit))
 
 
 class Load:
-    """Orders at a constant arrival rate, in greenlets, recording every answer."""
+    """Orders at a constant arrival rate, in greenlets, recording every request."""
 
-    def __init__(self, item: str, rate: float, duration_s: float):
-        self.item, self.rate, self.duration_s = item, rate, duration_s
-        self.answers: list[Answer] = []
+    def __init__(self, item: str, rate: float, draws: list[Draw]):
+        self.item, self.rate, self.draws = item, rate, draws
+        self.duration_s = len(draws) / rate
+        self.requests: list[history.Request] = []
         self.client = HTTPClient.from_url(URL(API), concurrency=400, connection_timeout=2, network_timeout=10)
         self.started = 0.0
+        self.sell_out_s = self.duration_s  # set by the scenario from the draws
 
-    def _one(self) -> None:
-        body = json.dumps({"itemCode": self.item, "userId": uuid.uuid4().hex, "quantity": 1})
-        start = time.monotonic()
+    def _one(self, d: Draw) -> None:
+        body = json.dumps({"itemCode": self.item, "userId": d.user_id, "quantity": d.units})
+        headers = {"Content-Type": "application/json"}
+        if d.idempotency_key:
+            headers["Idempotency-Key"] = d.idempotency_key
+        sent = time.monotonic()
         try:
-            r = self.client.post("/order/stock/limit", body=body, headers={"Content-Type": "application/json"})
-            payload = json.loads(r.read() or b"{}")
-            self.answers.append(Answer(start, r.status_code, time.monotonic() - start,
-                                       payload.get("orderCode"), payload.get("code")))
+            r = self.client.post("/order/stock/limit", body=body, headers=headers)
+            payload = parse_json(r.read())
+            status, code, order = r.status_code, payload.get("code"), payload.get("orderCode")
         except Exception as e:  # connection refused while order-api is down is an answer of its own kind
-            self.answers.append(Answer(start, -1, time.monotonic() - start, code=type(e).__name__))
+            status, code, order = -1, type(e).__name__, None
+        self.requests.append(history.Request(sent, time.monotonic(), status, code, order, d.units, d.user_id,
+                                             d.idempotency_key))
 
     def run(self) -> gevent.Greenlet:
         def loop():
             pool = gevent.pool.Pool(2000)
             self.started = time.monotonic()
-            n = int(self.rate * self.duration_s)
-            for i in range(n):
+            for i, d in enumerate(self.draws):
                 delay = self.started + i / self.rate - time.monotonic()
                 if delay > 0:
                     gevent.sleep(delay)
-                pool.spawn(self._one)
+                pool.spawn(self._one, d)
             pool.join()
         return gevent.spawn(loop)
 
 
-def stack(*args: str) -> None:
-    subprocess.run([str(STACK), *args], check=True)
+def parse_json(raw: bytes) -> dict:
+    try:
+        payload = json.loads(raw or b"{}")
+    except ValueError:  # a proxy's or container's HTML error page
+        return {}
+    return payload if isinstance(payload, dict) else {}
 
 
-def at(load: Load, offset_s: float) -> None:
-    """Sleeps (cooperatively) until `offset_s` after the load started."""
-    gevent.sleep(max(0.0, load.started + offset_s - time.monotonic()))
+# ---------------------------------------------------------------- talking to the stack
+
+_admin_client: HTTPClient | None = None
 
 
-def in_background(fn, *args) -> float:
-    """Runs a blocking command in a thread of gevent's pool, so the load keeps going meanwhile."""
-    start = time.monotonic()
-    gevent.get_hub().threadpool.apply(fn, args)
-    return time.monotonic() - start
+def admin(method: str, path: str, body: dict | None = None) -> tuple[int, dict]:
+    """An admin request, cooperatively (the load keeps going meanwhile); (-1, {code: error}) if none answered."""
+    global _admin_client
+    if _admin_client is None:
+        # a reload waits for the takes in flight (up to the take deadline and the commit timeout)
+        _admin_client = HTTPClient.from_url(URL(API), concurrency=32, connection_timeout=5, network_timeout=60)
+    headers = {**admin_headers(), "Content-Type": "application/json"}
+    try:
+        r = _admin_client.request(method, path, body=json.dumps(body) if body is not None else b"", headers=headers)
+        return r.status_code, parse_json(r.read())
+    except Exception as e:
+        return -1, {"code": type(e).__name__}
 
 
-def kill_and_restart(component: str, times: int):
-    def inject(load: Load) -> tuple[str, float]:
-        for k in range(times):
-            at(load, load.duration_s * (k + 1) / (times + 1))
-            in_background(stack, "kill", component)
-            in_background(stack, "start", component)
-        return f"kill -9 of {component}, restarted, {times}×", time.monotonic()
-    return inject
+def answer_key(status: int, payload: dict) -> str:
+    return str(status) + (f" {payload['code']}" if status != 200 and payload.get("code") else "")
 
 
-def stop_for(component: str, seconds: float):
-    def inject(load: Load) -> tuple[str, float]:
-        at(load, load.duration_s / 4)
-        in_background(stack, "stop", component)
-        gevent.sleep(seconds)
-        in_background(stack, "start", component)
-        return f"{component} stopped for {seconds:.0f} s", time.monotonic()
-    return inject
+def set_stock(item: str, quantity: int, per_user_limit: int | None, timeout_s: float = 30) -> dict:
+    """Starts a new generation of the item; returns order-api's view of it (generation, baseline, ...).
 
-
-def redis_restart(item: str):
-    def inject(load: Load) -> tuple[str, float]:
-        at(load, load.duration_s / 4)
-        in_background(stack, "restart", "redis")
-        gevent.sleep(5)
-        # the counters are gone: order-api answers 503 STOCK_NOT_LOADED until an operator reloads them
-        in_background(reload_item, item)
-        return "Redis restarted (counters lost), reloaded from the orders after 5 s", time.monotonic()
-    return inject
-
-
-def reload_item(item: str) -> None:
-    """Rebuilds the item's Redis counter from the orders, retrying while order-api still refuses."""
-    import requests
-    deadline = time.monotonic() + 30
+    Retried while order-api cannot do it yet: Redis just restarted, a rebuild of the counter holds the item
+    (503), or order-api itself is restarting (no answer)."""
+    deadline = time.monotonic() + timeout_s
     while True:
-        r = requests.post(f"{API}/admin/items/{item}/stock/reload", headers=admin_headers(), timeout=10)
-        if r.status_code == 200 or time.monotonic() > deadline:
-            return
-        time.sleep(0.5)
+        status, payload = admin("PUT", f"/admin/items/{item}/stock",
+                                {"quantity": quantity, "perUserLimit": per_user_limit})
+        if status == 200:
+            return payload
+        if status not in (503, -1) or time.monotonic() > deadline:
+            raise RuntimeError(f"stock reset of {item} refused: {answer_key(status, payload)} {payload}")
+        gevent.sleep(0.5)
 
 
-SCENARIOS = {
-    "relay-kill": lambda item: kill_and_restart("outbox-relay", 3),
-    "consumer-kill": lambda item: kill_and_restart("stock-consumer", 3),
-    "api-kill": lambda item: kill_and_restart("order-api", 1),
-    "kafka-stop": lambda item: stop_for("kafka", 15),
-    "db-stop": lambda item: stop_for("mariadb", 10),
-    "redis-restart": redis_restart,
-}
+def stack(*args: str, env: dict | None = None) -> None:
+    subprocess.run([str(STACK), *args], check=True, env=env)
+
+
+def redis_env(appendonly: bool) -> dict:
+    """The environment for `scripts/stack start redis`: AOF everysec, or the stack's normal Redis."""
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_APPENDONLY"}
+    if appendonly:
+        env["REDIS_APPENDONLY"] = "yes"
+    return env
+
+
+class RedisUnavailable(Exception):
+    pass
+
+
+def redis_counter(item: str) -> int | None:
+    """The item's counter; None if Redis holds none. redis-cli exits 0 on error replies (LOADING while it reads
+    its AOF), so the answer is told by its text."""
+    try:
+        r = subprocess.run(["redis-cli", "-p", REDIS_PORT, "GET", f"stock:{{{item}}}"],
+                           capture_output=True, text=True, timeout=5)
+    except subprocess.TimeoutExpired as e:
+        raise RedisUnavailable("redis-cli timed out") from e
+    out = r.stdout.strip()
+    if r.returncode == 0 and out == "":
+        return None
+    try:
+        return int(out)
+    except ValueError:
+        raise RedisUnavailable((out or r.stderr.strip())[:200]) from None
+
+
+def first_counter_reading(item: str, timeout_s: float = 30) -> tuple[float, int | None]:
+    """Polls Redis while it is being started, until it answers: when it did, and the item's counter as Redis
+    restored it, before order-api (which reconnects with its own backoff) gets to rebuild it."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return time.monotonic(), redis_counter(item)
+        except RedisUnavailable:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"Redis did not answer within {timeout_s:.0f} s") from None
+            time.sleep(0.005)
+
+
+def start_redis(item: str, appendonly: bool) -> tuple[float, int | None]:
+    """`scripts/stack start redis`, with the item's counter caught as soon as Redis answers."""
+    pool = gevent.get_hub().threadpool
+    starting = pool.spawn(stack, "start", "redis", env=redis_env(appendonly))
+    reading = pool.spawn(first_counter_reading, item)
+    up_at, counter = reading.get()
+    starting.get()  # raises if the start failed
+    return up_at, counter
+
+
+def forget_aof() -> None:
+    """Removes Redis's AOF files (Redis must be stopped), so that the next start with AOF begins empty rather
+    than from what an earlier run left."""
+    shutil.rmtree(AOF_DIR, ignore_errors=True)
+    (REDIS_DIR / "appendonly.aof").unlink(missing_ok=True)  # Redis 6's single file
+
+
+def aof_tail() -> Path:
+    """The AOF file Redis appends its writes to: the last incremental file of its manifest (Redis 7), or the
+    single appendonly.aof of Redis 6."""
+    manifests = list(AOF_DIR.glob("*.manifest"))
+    if not manifests:
+        return REDIS_DIR / "appendonly.aof"
+    entries = [dict(zip(t[::2], t[1::2])) for t in (line.split() for line in manifests[0].read_text().splitlines())]
+    return AOF_DIR / [e["file"] for e in entries if e.get("type") == "i"][-1]
+
+
+def blocking(fn, *args):
+    """Runs a blocking call (a subprocess, a query) in gevent's thread pool, so that the load keeps going."""
+    return gevent.get_hub().threadpool.apply(fn, args)
 
 
 def sql(query: str) -> list[list[str]]:
@@ -173,40 +282,314 @@ def sql(query: str) -> list[list[str]]:
     return [line.split("\t") for line in r.stdout.splitlines() if line]
 
 
-def reset(item: str, stock: int) -> None:
-    import requests
-    r = requests.put(f"{API}/admin/items/{item}/stock", json={"quantity": stock, "perUserLimit": None},
-                     headers=admin_headers(), timeout=10)
-    r.raise_for_status()
-    wait_until(lambda: stock_item(item).get("baseline") == stock, 30, f"the reset of {item} to reach the stock database")
+def current_generation(item: str) -> tuple[int, history.Generation]:
+    (gen, baseline, limit), = sql("SELECT generation, baseline, per_user_limit FROM orders.stock_item "
+                                  f"WHERE item_code = '{item}'")
+    return int(gen), history.Generation(int(baseline), None if limit == "NULL" else int(limit))
 
 
-def judge(outcome: Outcome, load: Load, item: str, stock: int, fault_end: float, out: Path) -> None:
-    answers = load.answers
-    outcome.sent = len(answers)
-    outcome.ok = sum(a.status == 200 for a in answers)
-    outcome.statuses = {}
-    for a in answers:
-        key = str(a.status) + (f" {a.code}" if a.code else "")
-        outcome.statuses[key] = outcome.statuses.get(key, 0) + 1
-    errors = [a.latency_s for a in answers if a.status not in (200, -1)]
-    outcome.slowest_error_ms = round(max(errors) * 1000, 1) if errors else None
-    after = [a.at for a in answers if a.status == 200 and a.at >= fault_end]
-    outcome.first_ok_after_fault_s = round(min(after) - fault_end, 2) if after else None
+def committed_units(item: str, generation: int) -> int:
+    (units,), = sql(f"SELECT COALESCE(SUM(quantity), 0) FROM orders.purchase_order "
+                    f"WHERE item_code = '{item}' AND generation = {generation}")
+    return int(units)
 
-    generation = sql(f"SELECT generation FROM orders.stock_item WHERE item_code = '{item}'")[0][0]
-    committed_at_fault_end = int(sql(f"SELECT COUNT(*) FROM orders.purchase_order WHERE item_code = '{item}' "
-                                     f"AND generation = {generation}")[0][0])
+
+def committed_orders(item: str) -> dict[str, history.Order]:
+    return {code: history.Order(int(gen), user, int(units)) for code, gen, user, units in sql(
+        f"SELECT order_code, generation, user_id, quantity FROM orders.purchase_order WHERE item_code = '{item}'")}
+
+
+def applied_orders(item: str) -> set[str]:
+    """Orders whose deduction the stock database consumed and applied. A deduction it recorded as an anomaly
+    that left its units untaken (too few left, or its generation's reset never seen) is not applied; a STALE
+    one, whose generation a later reset replaced before it arrived, is: no baseline is left to take it from."""
+    return {row[0] for row in sql(
+        "SELECT o.order_code FROM orders.purchase_order o JOIN stock.processed_event p ON p.event_id = o.event_id "
+        f"WHERE o.item_code = '{item}' AND NOT EXISTS (SELECT 1 FROM stock.stock_anomaly a "
+        "WHERE a.event_id = o.event_id AND a.kind IN ('INSUFFICIENT_STOCK', 'UNKNOWN_GENERATION'))")}
+
+
+def stock_level(item: str) -> history.StockLevel | None:
+    level = stock_item(item)
+    if not level:
+        return None
+    return history.StockLevel(int(level["generation"]), int(level["baseline"]), int(level["quantity"]),
+                              int(level["eventsApplied"]))
+
+
+# ---------------------------------------------------------------- one run of a scenario
+
+@dataclass
+class Run:
+    """A scenario's run while it goes: the fault records here what it did and when."""
+    name: str
+    item: str
+    load: Load
+    stock_share: float  # of the units asked, for a reset's new stock
+    per_user_limit: int | None
+    generations: dict[int, history.Generation] = field(default_factory=dict)
+    description: str = ""
+    fault_start: float | None = None
+    fault_end: float | None = None
+    reloads: Counter = field(default_factory=Counter)
+    redis_restored: dict = field(default_factory=dict)
+
+    def record_generation(self, view: dict) -> int:
+        """Notes the generation a reset answered with, to judge its orders against its own baseline."""
+        generation = int(view["generation"])
+        self.generations[generation] = history.Generation(int(view["baseline"]), view.get("perUserLimit"))
+        return generation
+
+
+def at(load: Load, offset_s: float) -> None:
+    """Sleeps (cooperatively) until `offset_s` after the load started."""
+    gevent.sleep(max(0.0, load.started + offset_s - time.monotonic()))
+
+
+def around_sell_out(load: Load, lead_s: float = 0.0) -> float:
+    """When a fault should start for the stock to run out while it lasts: `lead_s` before the load would sell
+    out if every order were served, but within the middle 80 % of the run."""
+    return min(max(0.1 * load.duration_s, load.sell_out_s - lead_s), 0.9 * load.duration_s)
+
+
+def kill_and_restart(component: str, times: int):
+    """kill -9 and start again, `times` times. Several kills are spread from half the sell-out time to one and a
+    half times it, so that the stock runs out between the first and the last; a single kill is at the sell-out."""
+    def inject(run: Run) -> None:
+        load = run.load
+        spread = [1.0] if times == 1 else [0.5 + k / (times - 1) for k in range(times)]
+        for share in spread:
+            at(load, min(max(0.1 * load.duration_s, share * load.sell_out_s), 0.9 * load.duration_s))
+            run.fault_start = run.fault_start or time.monotonic()
+            blocking(stack, "kill", component)
+            blocking(stack, "start", component)
+        run.fault_end = time.monotonic()
+        run.description = f"kill -9 of {component}, restarted, {times}×"
+    return inject
+
+
+def stop_for(component: str, seconds: float):
+    """Stopped for `seconds`, centred on the sell-out."""
+    def inject(run: Run) -> None:
+        at(run.load, around_sell_out(run.load, seconds / 2))
+        run.fault_start = time.monotonic()
+        blocking(stack, "stop", component)
+        gevent.sleep(seconds)
+        blocking(stack, "start", component)
+        run.fault_end = time.monotonic()
+        run.description = f"{component} stopped for {seconds:.0f} s"
+    return inject
+
+
+def redis_restart(run: Run) -> None:
+    """Redis without persistence stopped and started: the counters are gone, and order-api must rebuild them by
+    itself (no operator reload). The fault ends when Redis answers; the first 200 after it shows the healing."""
+    at(run.load, around_sell_out(run.load, 1.0))
+    run.fault_start = time.monotonic()
+    blocking(stack, "stop", "redis")
+    run.fault_end, restored = start_redis(run.item, appendonly=False)
+    run.redis_restored = {"restored": restored}
+    run.description = "Redis restarted (counters lost), no operator reload"
+
+
+def reload_storm(run: Run) -> None:
+    """A reload every RELOAD_EVERY_S, each in its own greenlet whether or not the previous one answered, over
+    the 40 % of the run around the sell-out. A reload that finds another one running answers 503
+    STOCK_RELOADING; both answers are counted."""
+    load = run.load
+    start = max(0.1 * load.duration_s, load.sell_out_s - 0.2 * load.duration_s)
+    end = min(0.9 * load.duration_s, load.sell_out_s + 0.2 * load.duration_s)
+    at(load, start)
+    run.fault_start = time.monotonic()
+
+    def reload_once() -> None:
+        status, payload = admin("POST", f"/admin/items/{run.item}/stock/reload")
+        run.reloads[answer_key(status, payload)] += 1
+
+    sent = []
+    while start + len(sent) * RELOAD_EVERY_S < end:
+        at(load, start + len(sent) * RELOAD_EVERY_S)
+        sent.append(gevent.spawn(reload_once))
+    gevent.joinall(sent)
+    run.fault_end = time.monotonic()
+    run.description = (f"{len(sent)} reloads, one every {RELOAD_EVERY_S:g} s from {start:.0f} s to {end:.0f} s "
+                       "of the load")
+
+
+def redis_with_aof() -> None:
+    """Before the item is set up: the stack's Redis replaced by one with AOF everysec, starting empty."""
+    stack("stop", "redis")
+    forget_aof()
+    stack("start", "redis", env=redis_env(appendonly=True))
+
+
+def redis_without_aof() -> None:
+    """After the run: the stack's normal Redis (no persistence) again, for the scenarios after this one."""
+    stack("stop", "redis")
+    forget_aof()
+    stack("start", "redis", env=redis_env(appendonly=False))
+
+
+def redis_aof_kill(run: Run) -> None:
+    """Redis with AOF everysec killed with SIGKILL and started again from its AOF, half a second before the
+    sell-out. A killed process loses nothing the kernel already has, so the AOF is first cut back to its length
+    LOST_TAIL_S before the kill, as a crash of the machine could leave it with everysec: Redis comes back with
+    the counter of a second ago, higher than baseline − Σ committed. order-api must not sell from it."""
+    load, item = run.load, run.item
+    kill_at = around_sell_out(load, 0.5)
+    at(load, kill_at - LOST_TAIL_S)
+    tail = aof_tail()
+    synced = tail.stat().st_size
+    at(load, kill_at)
+    run.fault_start = time.monotonic()
     try:
-        caught_up = wait_until(lambda: stock_item(item).get("eventsApplied", -1) >= committed_at_fault_end, 180,
-                               "the stock database to catch up", interval_s=0.2)
+        before = blocking(redis_counter, item)
+    except RedisUnavailable:
+        before = None
+    blocking(stack, "kill", "redis")
+    if aof_tail() == tail:
+        at_kill = tail.stat().st_size
+        os.truncate(tail, synced)
+        cut = f"AOF cut back to its length {LOST_TAIL_S:g} s before ({at_kill} → {synced} bytes)"
+    else:  # rewritten meanwhile: cutting the new file at the old length would make no sense
+        cut = "AOF rewritten during the last second, not cut"
+    run.fault_end, restored = start_redis(item, appendonly=True)
+    generation, state = blocking(current_generation, item)
+    truth = state.baseline - blocking(committed_units, item, generation)
+    run.redis_restored = {"counter_before_kill": before, "restored": restored,
+                          "baseline_minus_committed": truth,
+                          "stale_by": None if restored is None else restored - truth}
+    run.description = f"Redis (AOF everysec) killed with SIGKILL, {cut}, restarted from it"
+
+
+def reset_during_load(run: Run) -> None:
+    """A reset at the sell-out, while the last units of the first generation are being taken: its new stock is
+    the same share of what the rest of the load asks for. The reset is fenced: an order of the first generation
+    commits before it or not at all, and the checker judges each generation against its own baseline."""
+    load = run.load
+    reset_at = around_sell_out(load)
+    rest = load.draws[int(reset_at * load.rate):]
+    quantity = max(1, round(run.stock_share * sum(d.units for d in rest)))
+    at(load, reset_at)
+    run.fault_start = time.monotonic()
+    generation = run.record_generation(set_stock(run.item, quantity, run.per_user_limit))
+    run.fault_end = time.monotonic()
+    run.description = f"stock reset to {quantity} at {reset_at:.0f} s of the load (generation {generation})"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    inject: Callable[[Run], None]
+    per_user_limit: int | None = None
+    setup: Callable[[], None] | None = None  # before the item is set up
+    teardown: Callable[[], None] | None = None  # after the run is judged, even when it failed
+    # a kill -9 of order-api between a take and its commit leaves units taken for no order: the reconciliation
+    # finds them and --repair-redis gives them back, as designed
+    repair_redis: bool = False
+
+
+SCENARIOS = {
+    "relay-kill": Scenario(kill_and_restart("outbox-relay", 3)),
+    "consumer-kill": Scenario(kill_and_restart("stock-consumer", 3)),
+    "api-kill": Scenario(kill_and_restart("order-api", 1), repair_redis=True),
+    "kafka-stop": Scenario(stop_for("kafka", 15)),
+    "db-stop": Scenario(stop_for("mariadb", 10)),
+    "redis-restart": Scenario(redis_restart),
+    "reload-storm": Scenario(reload_storm),
+    "redis-aof-kill": Scenario(redis_aof_kill, setup=redis_with_aof, teardown=redis_without_aof),
+    "reset-during-load": Scenario(reset_during_load),
+    "per-user-limit": Scenario(redis_restart, per_user_limit=PER_USER_LIMIT),
+}
+
+
+# ---------------------------------------------------------------- judging
+
+@dataclass
+class Outcome:
+    scenario: str
+    faults: str
+    stock: dict = field(default_factory=dict)  # generation → baseline
+    per_user_limit: int | None = None
+    fault_window_s: list | None = None  # [start, end] after the load started
+    sold_out_at_s: float | None = None  # the first SOLD_OUT, after the load started
+    sent: int = 0
+    ok: int = 0
+    statuses: dict = field(default_factory=dict)
+    oversold: int = 0
+    lost: int = 0
+    applied_twice: int = 0
+    limit_exceeded: int = 0
+    refused_committed: int = 0
+    stranded: int | None = None
+    surplus: int | None = None
+    committed_unanswered: int = 0
+    reloads: dict = field(default_factory=dict)
+    redis_restored: dict = field(default_factory=dict)
+    recovery_s: float | None = None
+    first_ok_after_fault_s: float | None = None
+    slowest_error_ms: float | None = None
+    in_doubt: dict = field(default_factory=dict)
+    reconciliation_exact: bool = False
+    findings: list = field(default_factory=list)
+    notes: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return (self.oversold == 0 and self.lost == 0 and self.applied_twice == 0 and self.limit_exceeded == 0
+                and self.refused_committed == 0 and self.reconciliation_exact)
+
+
+def describe_answers(outcome: Outcome, run: Run) -> None:
+    """What the clients saw: answers by status, the first sell-out, the slowest refusal, the first 200 after
+    the fault (by when it was answered: a request sent during the fault may be the first to succeed after it)."""
+    requests, started = run.load.requests, run.load.started
+    outcome.sent = len(requests)
+    outcome.ok = sum(r.status == 200 for r in requests)
+    outcome.statuses = dict(sorted(Counter(str(r.status) + (f" {r.code}" if r.code else "")
+                                           for r in requests).items()))
+    sold_out = [r.sent_at for r in requests if r.code == "SOLD_OUT"]
+    outcome.sold_out_at_s = round(min(sold_out) - started, 2) if sold_out else None
+    errors = [r.answered_at - r.sent_at for r in requests if r.status not in (200, -1)]
+    outcome.slowest_error_ms = round(max(errors) * 1000, 1) if errors else None
+    if run.fault_start is not None and run.fault_end is not None:
+        outcome.fault_window_s = [round(run.fault_start - started, 2), round(run.fault_end - started, 2)]
+        after = [r.answered_at for r in requests if r.status == 200 and r.answered_at >= run.fault_end]
+        outcome.first_ok_after_fault_s = round(min(after) - run.fault_end, 2) if after else None
+
+
+def judge(outcome: Outcome, run: Run, scenario: Scenario, out: Path) -> None:
+    item = run.item
+    generation, state = current_generation(item)
+    run.generations.setdefault(generation, state)
+    committed = int(sql(f"SELECT COUNT(*) FROM orders.purchase_order WHERE item_code = '{item}' "
+                        f"AND generation = {generation}")[0][0])
+    fault_end = run.fault_end or time.monotonic()
+
+    def applied_all() -> bool:
+        level = stock_item(item)
+        return level.get("generation") == generation and level.get("eventsApplied", -1) >= committed
+
+    try:
+        caught_up = wait_until(applied_all, 180, "the stock database to catch up", interval_s=0.2)
         outcome.recovery_s = round(max(0.0, caught_up - fault_end), 2)
     except TimeoutError as e:
         outcome.notes += str(e) + "; "
 
     rec = subprocess.run([str(RECONCILE), item, "--wait", "120", "--out", str(out)], capture_output=True, text=True)
-    if rec.returncode != 0 and outcome.scenario == "api-kill":
-        # a kill -9 between the Redis step and the commit leaves drift: found, then repaired on request
+    # the history is judged after the reconciliation's wait for the drain, and before any repair of Redis, so
+    # that stranded units are the ones the run left
+    verdict = history.check(history.History(
+        requests=run.load.requests, orders=committed_orders(item), applied=applied_orders(item),
+        generations=run.generations, current_generation=generation, redis_counter=redis_counter(item),
+        stock_level=stock_level(item)))
+    for name in ("oversold", "lost", "applied_twice", "limit_exceeded", "refused_committed", "stranded", "surplus",
+                 "committed_unanswered"):
+        setattr(outcome, name, getattr(verdict, name))
+    outcome.findings = verdict.findings[:FINDINGS_IN_OUTCOME]
+    (out / "findings.txt").write_text("".join(f + "\n" for f in verdict.findings) or "nothing found\n")
+    outcome.stock = {g: run.generations[g].baseline for g in sorted(run.generations)}
+
+    if rec.returncode != 0 and scenario.repair_redis:
         outcome.notes += "drift found by reconciliation: " + " ".join(
             line for line in rec.stderr.splitlines() if "FAILED" in line) + "; repaired with --repair-redis; "
         rec = subprocess.run([str(RECONCILE), item, "--wait", "60", "--repair-redis", "--out", str(out)],
@@ -214,20 +597,8 @@ def judge(outcome: Outcome, load: Load, item: str, stock: int, fault_end: float,
     outcome.reconciliation_exact = rec.returncode == 0
     if rec.returncode != 0:
         outcome.notes += "reconciliation: " + " ".join(l for l in rec.stderr.splitlines() if "FAILED" in l) + "; "
-
-    orders = {row[0]: int(row[1]) for row in sql(
-        f"SELECT order_code, quantity FROM orders.purchase_order WHERE item_code = '{item}' AND generation = {generation}")}
-    applied = {row[0] for row in sql(
-        f"SELECT o.order_code FROM orders.purchase_order o JOIN stock.processed_event p ON p.event_id = o.event_id "
-        f"WHERE o.item_code = '{item}' AND o.generation = {generation}")}
-    ok_codes = [a.order_code for a in answers if a.status == 200]
-    outcome.lost = sum(1 for c in ok_codes if c not in orders or c not in applied)
-    level = stock_item(item)
-    sold = sum(orders.values())
-    outcome.oversold = max(0, sold - stock) + max(0, -int(level.get("quantity", 0)))
-    # applied more often than there are orders, or more units taken than the orders hold
-    outcome.applied_twice = max(0, int(level.get("eventsApplied", 0)) - len(orders)) + \
-        max(0, (stock - int(level.get("quantity", stock))) - sold)
+    if not verdict.passed:
+        outcome.notes += "; ".join(verdict.findings[:3]) + "; "
 
 
 IN_DOUBT_RESULTS = ("committed", "given_back", "recounted")
@@ -253,65 +624,150 @@ def settled_during(before: dict[str, float]) -> dict[str, int]:
     return {k: int(after[k] - before[k] if after[k] >= before[k] else after[k]) for k in IN_DOUBT_RESULTS}
 
 
+ANSWER_COLUMNS = ["started_s", "answered_s", "status", "code", "latency_ms", "order_code", "units", "user_id",
+                  "idempotency_key"]
+
+
 def write_answers(load: Load, path: Path) -> None:
+    """Every request; times in seconds after the load started, as the suite's other figures."""
     with path.open("w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["started_s", "status", "code", "latency_ms"])
-        for a in sorted(load.answers, key=lambda a: a.at):
-            w.writerow([f"{a.at - load.started:.3f}", a.status, a.code or "", f"{a.latency_s * 1000:.1f}"])
+        w.writerow(ANSWER_COLUMNS)
+        for r in sorted(load.requests, key=lambda r: r.sent_at):
+            w.writerow([f"{r.sent_at - load.started:.3f}", f"{r.answered_at - load.started:.3f}", r.status,
+                        r.code or "", f"{(r.answered_at - r.sent_at) * 1000:.1f}", r.order_code or "", r.units,
+                        r.user_id, r.idempotency_key or ""])
+
+
+def default_stock(rate: float, duration_s: float, share: float) -> int:
+    """`share` of the units the load asks for (rate × duration × mean units)."""
+    return max(1, round(share * rate * duration_s * MEAN_UNITS))
 
 
 def run_scenario(name: str, rate: float, duration_s: float, stock: int, out: Path) -> Outcome:
+    scenario = SCENARIOS[name]
     item = f"fault-{name}-{uuid.uuid4().hex[:6]}"
-    reset(item, stock)
-    settled_before = in_doubt_settled()
-    load = Load(item, rate, duration_s)
-    print(f"[faults] {name}: {rate:g}/s for {duration_s:g} s on {item}", file=sys.stderr, flush=True)
-    runner = load.run()
-    gevent.sleep(0.1)
-    description, fault_end = SCENARIOS[name](item)(load)
-    runner.join()
-    outcome = Outcome(name, description)
-    scenario_out = out / name
-    scenario_out.mkdir(parents=True, exist_ok=True)
-    judge(outcome, load, item, stock, fault_end, scenario_out)
-    outcome.in_doubt = settled_during(settled_before)
-    write_answers(load, scenario_out / "answers.csv")
+    limit = scenario.per_user_limit
+    draws = draw_orders(int(rate * duration_s), user_pool(stock, limit) if limit else None, seed=item)
+    load = Load(item, rate, draws)
+    units_asked = sum(d.units for d in draws)
+    run = Run(name, item, load, stock_share=stock / units_asked, per_user_limit=limit)
+    try:
+        if scenario.setup:
+            scenario.setup()
+        run.record_generation(set_stock(item, stock, limit))
+        # the stock database follows the reset through Kafka; wait for it so the run starts from a known state
+        wait_until(lambda: stock_item(item).get("baseline") == stock, 30,
+                   f"the reset of {item} to reach the stock database")
+        sold_out_at = ideal_sell_out(draws, stock, limit)
+        load.sell_out_s = (sold_out_at if sold_out_at is not None else len(draws)) / rate
+        settled_before = in_doubt_settled()
+        print(f"[faults] {name}: {rate:g}/s for {duration_s:g} s on {item}, stock {stock} of {units_asked} units "
+              f"asked{f', limit {limit} per user' if limit else ''}; it would run out at {load.sell_out_s:.1f} s",
+              file=sys.stderr, flush=True)
+        runner = load.run()
+        gevent.sleep(0.1)
+        scenario.inject(run)
+        runner.join()
+        outcome = Outcome(name, run.description, per_user_limit=limit, reloads=dict(run.reloads),
+                          redis_restored=run.redis_restored)
+        describe_answers(outcome, run)
+        scenario_out = out / name
+        scenario_out.mkdir(parents=True, exist_ok=True)
+        write_answers(load, scenario_out / "answers.csv")
+        judge(outcome, run, scenario, scenario_out)
+        outcome.in_doubt = settled_during(settled_before)
+    finally:
+        if scenario.teardown:
+            scenario.teardown()
     print(f"[faults] {name}: {'PASS' if outcome.passed else 'FAIL'} {asdict(outcome)}", file=sys.stderr, flush=True)
     return outcome
 
 
+# ---------------------------------------------------------------- the table
+
+def cell(value) -> str:
+    return "—" if value is None else str(value)
+
+
 def table(outcomes: list[Outcome]) -> str:
-    lines = ["| scenario | faults injected | requests sent | 200s | lost | oversold | applied twice | "
-             "time to recover (s) | first 200 after fault (s) | slowest error answer (ms) | other answers | "
-             "in doubt, then committed / given back | verdict |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|"]
+    lines = ["| scenario | faults injected | stock (per generation) | fault window (s) | first SOLD_OUT (s) | "
+             "requests sent | 200s | oversold | lost | applied twice | limit exceeded | refused but committed | "
+             "stranded units | reloads 200 / 503 | time to recover (s) | first 200 after fault (s) | "
+             "slowest error answer (ms) | other answers | in doubt, then committed / given back | verdict |",
+             "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---|---|---|"]
     for o in outcomes:
         others = ", ".join(f"{k}: {v}" for k, v in sorted(o.statuses.items()) if k != "200") or "none"
-        lines.append(f"| {o.scenario} | {o.faults} | {o.sent} | {o.ok} | {o.lost} | {o.oversold} | {o.applied_twice} "
-                     f"| {o.recovery_s} | {o.first_ok_after_fault_s} | {o.slowest_error_ms} | {others} | "
-                     f"{o.in_doubt.get('committed', 0)} / {o.in_doubt.get('given_back', 0)} | "
-                     f"{'PASS' if o.passed else 'FAIL: ' + o.notes} |")
+        stock = ", ".join(f"{g}: {b}" for g, b in o.stock.items()) or "—"
+        if o.per_user_limit:
+            stock += f" (limit {o.per_user_limit} per user)"
+        window = "–".join(f"{t:g}" for t in o.fault_window_s) if o.fault_window_s else "—"
+        reloads = (f"{o.reloads.get('200', 0)} / {o.reloads.get('503 STOCK_RELOADING', 0)}"
+                   + "".join(f", {k}: {v}" for k, v in sorted(o.reloads.items())
+                             if k not in ("200", "503 STOCK_RELOADING"))) if o.reloads else "—"
+        lines.append(
+            f"| {o.scenario} | {o.faults} | {stock} | {window} | {cell(o.sold_out_at_s)} | {o.sent} | {o.ok} "
+            f"| {o.oversold} | {o.lost} | {o.applied_twice} | {o.limit_exceeded} | {o.refused_committed} "
+            f"| {cell(o.stranded)} | {reloads} | {cell(o.recovery_s)} | {cell(o.first_ok_after_fault_s)} "
+            f"| {cell(o.slowest_error_ms)} | {others} "
+            f"| {o.in_doubt.get('committed', 0)} / {o.in_doubt.get('given_back', 0)} "
+            f"| {'PASS' if o.passed else 'FAIL: ' + o.notes} |")
+    return "\n".join(lines)
+
+
+def restored_notes(outcomes: list[Outcome]) -> str:
+    """What the Redis restarts came back with: the counter as restored, against the truth at that moment."""
+    lines = []
+    for o in outcomes:
+        r = o.redis_restored
+        if "baseline_minus_committed" in r:
+            stale = r["stale_by"]
+            verdict = ("stale: higher than the truth" if stale and stale > 0 else "not higher than the truth")
+            lines.append(f"- {o.scenario}: Redis came back with counter {cell(r['restored'])} (it held "
+                         f"{cell(r['counter_before_kill'])} just before the kill); baseline − Σ committed was "
+                         f"{r['baseline_minus_committed']} just after: {verdict}"
+                         + (f" by {stale} units" if stale else ""))
+        elif r:
+            lines.append(f"- {o.scenario}: Redis came back with counter {cell(r.get('restored'))}; first 200 "
+                         f"{cell(o.first_ok_after_fault_s)} s after it answered again")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="scripts/faults", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--scenarios", default=",".join(SCENARIOS))
+    p.add_argument("--scenarios", default=",".join(SCENARIOS), help="comma-separated, of: " + ", ".join(SCENARIOS))
     p.add_argument("--rate", type=float, default=300.0, help="orders per second during each scenario")
     p.add_argument("--duration", type=float, default=60.0, help="seconds of load per scenario")
-    p.add_argument("--stock", type=int, default=1_000_000)
+    p.add_argument("--stock", type=int, help="the item's stock (default: --stock-share of the units asked)")
+    p.add_argument("--stock-share", type=float, default=STOCK_SHARE,
+                   help=f"the stock as a share of the units the load asks for (rate × duration × {MEAN_UNITS:g} "
+                        "units); default %(default)s")
     p.add_argument("--out", type=Path)
     a = p.parse_args(sys.argv[1:] if argv is None else argv)
+    names = a.scenarios.split(",")
+    unknown = [n for n in names if n not in SCENARIOS]
+    if unknown:
+        p.error(f"unknown scenarios {', '.join(unknown)}; known: {', '.join(SCENARIOS)}")
+    stock = a.stock or default_stock(a.rate, a.duration, a.stock_share)
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     out = a.out or ROOT / "results" / f"{stamp}-faults"
     out.mkdir(parents=True, exist_ok=True)
-    outcomes = [run_scenario(name, a.rate, a.duration, a.stock, out) for name in a.scenarios.split(",")]
+    outcomes = []
+    for name in names:
+        try:
+            outcomes.append(run_scenario(name, a.rate, a.duration, stock, out))
+        except Exception as e:  # one broken scenario must not cost the others' results
+            print(f"[faults] {name}: ERROR {e!r}", file=sys.stderr, flush=True)
+            outcomes.append(Outcome(name, "not completed", notes=f"error: {e!r}"))
     md = table(outcomes)
-    (out / "faults.md").write_text(f"# Faults under load, {stamp}\n\n`scripts/faults {' '.join(sys.argv[1:])}`\n\n{md}\n")
+    restored = restored_notes(outcomes)
+    (out / "faults.md").write_text(f"# Faults under load, {stamp}\n\n`scripts/faults {' '.join(sys.argv[1:])}`\n\n"
+                                   f"{md}\n" + (f"\nRedis restarts:\n\n{restored}\n" if restored else ""))
     (out / "faults.json").write_text(json.dumps([asdict(o) for o in outcomes], indent=2))
     print(md)
+    if restored:
+        print("\n" + restored)
     return 0 if all(o.passed for o in outcomes) else 1
 
 
