@@ -50,15 +50,16 @@ def test_spike_percentile_is_nearest_rank():
     assert percentile([], 99) == 0.0
 
 
-def test_oha_result_is_read_in_milliseconds_with_failures_counted():
-    from flashbench.openload import parse
-    result = {"summary": {"requestsPerSec": 998.0, "average": 0.002, "slowest": 0.120},
-              "latencyPercentiles": {"p50": 0.0015, "p90": 0.003, "p95": 0.004, "p99": 0.010, "p99.9": 0.050,
-                                     "p99.99": 0.1},
-              "statusCodeDistribution": {"200": 990, "503": 8}, "errorDistribution": {"connection refused": 2}}
-    run = parse(result, 1000, 1000)
-    assert run.ok == 990 and run.failures == 10
-    assert run.p99_ms == 10.0 and run.max_ms == 120.0
+def test_vegeta_results_give_exact_percentiles_and_count_every_answer_not_200():
+    from flashbench import vegeta
+    # vegeta's CSV: timestamp (ns), status, latency (ns), bytes out, bytes in, error, body, …
+    rows = [f"{i * 1_000_000},200,{(i + 1) * 1_000_000},52,102,,,,{i},POST,http://x/,"
+            for i in range(98)]
+    rows += ["98000000,503,500000,52,90,,,,98,POST,http://x/,", "99000000,0,30000000000,0,0,timeout,,,99,POST,http://x/,"]
+    run = vegeta.summarize(vegeta.parse_csv("\n".join(rows) + "\n"), 100)
+    assert run.ok == 98 and run.failures == 2 and run.statuses == {200: 98, 503: 1, 0: 1}
+    assert run.percentiles_ms["p50"] == 49.0  # 0.5, then 1..98 ms, then 30 s: the 50th of 100
+    assert run.max_ms == 30_000.0
 
 
 def test_matrix_entries_merge_defaults_and_reject_unknown_settings(tmp_path):
