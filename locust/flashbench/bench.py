@@ -171,10 +171,10 @@ def end_to_end_latency() -> dict:
     return histogram_ms(SERVICES["stock-consumer"], "stock_event_latency_seconds", "")
 
 
-def server_latency() -> dict:
+def server_latency(gate: str) -> dict:
     """The order endpoint's own latency, as order-api measured it (from the request's arrival to its answer):
     p50/p99/p99.9/max (ms), to tell the server's time from the client's queueing."""
-    return histogram_ms(SERVICES["order-api"], "http_server_requests_seconds", 'uri="/order/stock/limit"')
+    return histogram_ms(SERVICES["order-api"], "flashstock_order_latency_seconds", f'gate="{gate}"')
 
 
 def histogram_ms(port: int, metric: str, match: str) -> dict:
@@ -299,7 +299,7 @@ def run(opts: RunOptions) -> RunResult:
                   for k in statements_after if k in statements_before}
     settings = {"options": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(opts).items()},
                 "service_env": opts.settings.env(), "services": service_info(), "memory_mib": process_memory(),
-                "end_to_end_latency": end_to_end_latency(), "server_latency": server_latency(),
+                "end_to_end_latency": end_to_end_latency(), "server_latency": server_latency(opts.gate),
                 "cpu_us_per_order": costs, "db_statements_per_order": statements,
                 "machine": {"cores": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()},
                 "date": stamp}

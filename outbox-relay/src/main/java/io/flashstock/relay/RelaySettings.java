@@ -32,7 +32,7 @@ import java.util.concurrent.ThreadLocalRandom;
 public record RelaySettings(
         @DefaultValue(StockTopics.EVENTS) String topic,
         @DefaultValue("500") int batchSize,
-        @DefaultValue("25ms") Duration idleInterval,
+        @DefaultValue("100ms") Duration idleInterval,
         @DefaultValue("30s") Duration lease,
         @DefaultValue("20") int maxAttempts,
         @DefaultValue Backoff backoff,

@@ -98,7 +98,7 @@ public record OrderSettings(
      *                0 writes every order in a transaction of its own
      * @param maxBatch the most orders in one transaction
      */
-    public record GroupCommit(@DefaultValue("2") int writers, @DefaultValue("64") int maxBatch) {
+    public record GroupCommit(@DefaultValue("1") int writers, @DefaultValue("64") int maxBatch) {
 
         public GroupCommit {
             if (writers < 0 || maxBatch < 1) {

@@ -14,7 +14,7 @@ import java.util.function.Supplier;
  * The order endpoints' meters, registered once so the hot path only increments:
  * {@code flashstock.orders{gate,outcome}} (one set per gate, so the two endpoints can be compared), the
  * timers of the Redis gate's Redis and database phases and of the DB-lock gate's transaction, and the
- * Redis gate's compensations. The endpoints as a whole are timed by {@code http.server.requests}.
+ * Redis gate's compensations. The endpoints as a whole are timed by {@link EndpointLatency}.
  */
 @Component
 public class OrderMetrics {

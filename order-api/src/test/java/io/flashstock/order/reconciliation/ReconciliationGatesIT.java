@@ -10,10 +10,12 @@ import io.flashstock.order.stock.StockKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.client.MockRestServiceServer;
+import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.web.client.RestClient;
 
 import java.net.URI;
@@ -38,6 +40,10 @@ class ReconciliationGatesIT extends OrderApiIntegrationTest {
 
     private static final String STOCK_CONSUMER = "http://stock-consumer.test";
     private static final int PARTITIONS = 3;
+
+    /** order-api's pool hands out non-autocommit connections: a write stands only once committed. */
+    @Autowired
+    private TransactionTemplate transaction;
 
     @DynamicPropertySource
     static void infrastructure(DynamicPropertyRegistry registry) {
@@ -64,7 +70,8 @@ class ReconciliationGatesIT extends OrderApiIntegrationTest {
                 Reconciliation.NO_ANOMALIES, Reconciliation.NOT_OVERSOLD);
         assertThat(reconciled.invariants()).allSatisfy(i -> assertThat(i.holds()).as("%s", i).isTrue());
 
-        jdbc.sql("UPDATE stock_item SET db_remaining = db_remaining - 1 WHERE item_code = ?").param(item).update();
+        transaction.executeWithoutResult(status -> jdbc.sql(
+                "UPDATE stock_item SET db_remaining = db_remaining - 1 WHERE item_code = ?").param(item).update());
         var tampered = byName(report(item, 5, 2));
 
         assertThat(tampered.values().stream().filter(i -> !i.holds()).map(Invariant::name))
@@ -131,16 +138,18 @@ class ReconciliationGatesIT extends OrderApiIntegrationTest {
     private void committedPastTheGate(String item, String user, int quantity) {
         long generation = jdbc.sql("SELECT generation FROM stock_item WHERE item_code = ?").param(item)
                 .query(Long.class).single();
-        jdbc.sql("INSERT INTO purchase_order (order_code, event_id, item_code, generation, user_id, quantity, "
-                        + "remaining, idempotency_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, UTC_TIMESTAMP(6))")
+        transaction.executeWithoutResult(status -> jdbc.sql("INSERT INTO purchase_order (order_code, event_id, "
+                        + "item_code, generation, user_id, quantity, remaining, idempotency_key, created_at) "
+                        + "VALUES (?, ?, ?, ?, ?, ?, ?, NULL, UTC_TIMESTAMP(6))")
                 .params(UUID.randomUUID().toString(), UUID.randomUUID().toString(), item, generation, user, quantity,
                         -quantity)
-                .update();
+                .update());
     }
 
     /** What outbox-relay does: the item's outbox rows are published. */
     private void relayed(String item) {
-        jdbc.sql("UPDATE outbox_event SET status = 'SENT' WHERE aggregate_key = ?").param(item).update();
+        transaction.executeWithoutResult(status -> jdbc.sql(
+                "UPDATE outbox_event SET status = 'SENT' WHERE aggregate_key = ?").param(item).update());
     }
 
     private ItemReconciliation report(String item, long stockQuantity, long eventsApplied) {
