@@ -7,6 +7,7 @@ Exits non-zero when there were failures, the achieved rate fell below 99 % of th
 pipeline did not drain, or the reconciliation failed.
 """
 import argparse
+import dataclasses
 import datetime as dt
 import json
 import os
@@ -68,6 +69,7 @@ class RunOptions:
     build: bool = True
     restart: bool = True
     drain_timeout_s: float = 120.0
+    pipeline_warmup: int = 30_000
     min_rate: float = 0.99
     out: Path | None = None
     settings: ServiceSettings = field(default_factory=ServiceSettings)
@@ -168,18 +170,18 @@ def run_locust(opts: RunOptions, out: Path, sampler: cpu.CpuSampler) -> tuple[fl
 def end_to_end_latency() -> dict:
     """Order accepted → applied in the stock database: p50/p99/max (ms) from stock-consumer's histogram
     `stock.event.latency`, which covers everything it applied since it started (the services restart per run)."""
-    return histogram_ms(SERVICES["stock-consumer"], "stock_event_latency_seconds", "")
+    return percentiles_ms(histogram(SERVICES["stock-consumer"], "stock_event_latency_seconds", ""))
 
 
-def server_latency(gate: str) -> dict:
-    """The order endpoint's own latency, as order-api measured it (from the request's arrival to its answer):
-    p50/p99/p99.9/max (ms), to tell the server's time from the client's queueing."""
-    return histogram_ms(SERVICES["order-api"], "flashstock_order_latency_seconds", f'gate="{gate}"')
+def server_histogram(gate: str) -> dict:
+    """The order endpoint's own latency histogram, as order-api measured it (the request's arrival to its
+    answer), to tell the server's time from the client's queueing."""
+    return histogram(SERVICES["order-api"], "flashstock_order_latency_seconds", f'gate="{gate}"')
 
 
-def histogram_ms(port: int, metric: str, match: str) -> dict:
-    """Percentiles (ms, histogram bucket upper bounds) and max of a Prometheus histogram of a service, summed
-    over the series whose labels contain `match`."""
+def histogram(port: int, metric: str, match: str) -> dict:
+    """A Prometheus histogram of a service, summed over the series whose labels contain `match`: cumulative
+    counts by bucket upper bound (s), and the max; empty when it cannot be read."""
     try:
         text = requests.get(f"http://127.0.0.1:{port}/actuator/prometheus", timeout=10).text
     except requests.RequestException:
@@ -195,7 +197,20 @@ def histogram_ms(port: int, metric: str, match: str) -> dict:
             counts[bound] = counts.get(bound, 0.0) + float(line.rsplit(" ", 1)[1])
         elif line.startswith(metric + "_max{"):
             maximum = max(maximum, float(line.rsplit(" ", 1)[1]))
-    buckets = sorted(counts.items())
+    return {"counts": counts, "max": maximum} if counts else {}
+
+
+def since(before: dict, after: dict) -> dict:
+    """The observations of a histogram between two readings (its max is the later reading's: a decaying max)."""
+    if not after:
+        return {}
+    earlier = before.get("counts", {})
+    return {"counts": {le: n - earlier.get(le, 0.0) for le, n in after["counts"].items()}, "max": after["max"]}
+
+
+def percentiles_ms(h: dict) -> dict:
+    """p50/p99/p99.9 (ms, histogram bucket upper bounds) and max of a histogram."""
+    buckets = sorted(h.get("counts", {}).items())
     if not buckets or buckets[-1][1] == 0:
         return {}
     total = buckets[-1][1]
@@ -204,7 +219,7 @@ def histogram_ms(port: int, metric: str, match: str) -> dict:
         return next(le for le, count in buckets if count >= q * total)
 
     return {"events": int(total), "p50_ms": upper_bound(0.5) * 1000, "p99_ms": upper_bound(0.99) * 1000,
-            "p99.9_ms": upper_bound(0.999) * 1000, "max_ms": maximum * 1000}
+            "p99.9_ms": upper_bound(0.999) * 1000, "max_ms": h["max"] * 1000}
 
 
 def stack_pids() -> dict[str, int]:
@@ -264,15 +279,33 @@ class RunResult:
     stats: report.RunStats
 
 
+def warm_pipeline(opts: RunOptions, out: Path) -> None:
+    """Sends `pipeline_warmup` orders of a separate item through the whole pipeline at the run's rate and waits
+    until the stock database applied them: order-api's own warm-up stops at its database, so without this the
+    relay, the consumer and the broker would compile their hot paths during the measured run."""
+    if opts.pipeline_warmup <= 0:
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    item = f"{opts.item}-warmup"
+    warm = dataclasses.replace(opts, item=item, requests=opts.pipeline_warmup, stock=opts.pipeline_warmup * opts.quantity)
+    reset_stock(item, warm.stock, opts.gate)
+    log(f"warming the pipeline: {opts.pipeline_warmup} orders of {item} (not part of the results)")
+    _, _, result = run_locust(warm, out, cpu.CpuSampler({}))
+    accepted = result["statuses"].get("200", 0)
+    wait_until(lambda: stock_item(item).get("eventsApplied", -1) >= accepted, opts.drain_timeout_s,
+               "the stock database to apply the warm-up orders")
+
+
 def run(opts: RunOptions) -> RunResult:
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     # absolute: Locust runs in this folder, and relative paths given to it would nest
     out = (opts.out or ROOT / "results" / f"{stamp}-{opts.name}").resolve()
     out.mkdir(parents=True, exist_ok=True)
     prepare_services(opts)
+    warm_pipeline(opts, out / "pipeline-warmup")
     reset_stock(opts.item, opts.stock, opts.gate)
 
-    statements_before = db_statements()
+    statements_before, server_before = db_statements(), server_histogram(opts.gate)
     # the whole run's CPU ends when the pipeline has applied the last order, not at the last answer
     with cpu.CpuSampler(stack_pids()) as sampler:
         start, end, result = run_locust(opts, out, sampler)
@@ -287,7 +320,7 @@ def run(opts: RunOptions) -> RunResult:
         except TimeoutError as e:
             log(str(e))
             drain_s, drained_ok = float("nan"), False
-    statements_after = db_statements()
+    statements_after, server_after = db_statements(), server_histogram(opts.gate)
 
     reconcile = subprocess.run([str(RECONCILE), opts.item, "--wait", "60", "--out", str(out)], check=False)
 
@@ -299,7 +332,7 @@ def run(opts: RunOptions) -> RunResult:
                   for k in statements_after if k in statements_before}
     settings = {"options": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(opts).items()},
                 "service_env": opts.settings.env(), "services": service_info(), "memory_mib": process_memory(),
-                "end_to_end_latency": end_to_end_latency(), "server_latency": server_latency(opts.gate),
+                "end_to_end_latency": end_to_end_latency(), "server_latency": percentiles_ms(since(server_before, server_after)),
                 "cpu_us_per_order": costs, "db_statements_per_order": statements,
                 "machine": {"cores": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()},
                 "date": stamp}
@@ -314,6 +347,8 @@ def run(opts: RunOptions) -> RunResult:
         f"- date: {stamp}; machine: {os.cpu_count()} cores, {platform.platform()}; everything, Locust included, on one box",
         f"- command: `{opts.command}`",
         f"- service settings: {opts.settings.env() or 'defaults'}",
+        f"- pipeline warmed before the run with {opts.pipeline_warmup:,} orders of another item at the same rate"
+        if opts.pipeline_warmup > 0 else "- no pipeline warm-up: the services compile their hot paths during the run",
         f"- item {opts.item}, stock {opts.stock:,}, quantity {opts.quantity}, gate {opts.gate} ({ORDER_PATHS[opts.gate]})",
         "",
         report.percentile_table([(opts.name, stats)]),
@@ -386,6 +421,8 @@ def parse_args(argv: list[str]) -> RunOptions:
     p.add_argument("--no-build", action="store_true", help="use the jars as built")
     p.add_argument("--no-restart", action="store_true", help="keep the running services")
     p.add_argument("--drain-timeout", type=float, default=120.0, help="seconds")
+    p.add_argument("--pipeline-warmup", type=int, default=30_000,
+                   help="orders of another item sent through the whole pipeline before the run (0 = none)")
     p.add_argument("--min-rate", type=float, default=0.99,
                    help="share of --rps the run must achieve to pass; 0 reports the rate without judging it (the "
                         "CI smoke run: speed is for benchmarks, not tests)")
@@ -395,7 +432,7 @@ def parse_args(argv: list[str]) -> RunOptions:
         name=a.name, requests=a.requests, rps=a.rps, arrivals=a.arrivals, users=a.users, item=a.item,
         command=" ".join(["scripts/bench", *argv]),
         stock=a.stock, quantity=a.quantity, gate=a.gate, build=not a.no_build, restart=not a.no_restart,
-        drain_timeout_s=a.drain_timeout, min_rate=a.min_rate, out=a.out,
+        drain_timeout_s=a.drain_timeout, pipeline_warmup=a.pipeline_warmup, min_rate=a.min_rate, out=a.out,
         settings=ServiceSettings(tomcat_threads=a.tomcat_threads, hikari_pool=a.hikari_pool,
                                  warmup_requests=a.warmup,
                                  virtual_threads=None if a.virtual_threads is None else a.virtual_threads == "on",

@@ -1,3 +1,4 @@
+from flashbench import bench
 from flashbench.bench import drain_seconds, rate_verdict
 
 
@@ -17,3 +18,12 @@ def test_the_rate_passes_at_its_share_of_the_target_and_fails_below():
 
 def test_a_min_rate_of_zero_reports_the_rate_without_judging_it():
     assert rate_verdict(10.0, 1000.0, 0.0) == "not judged"
+
+
+def test_the_server_histogram_of_a_run_leaves_out_what_came_before():
+    before = {"counts": {0.005: 900.0, 0.05: 1000.0, float("inf"): 1000.0}, "max": 0.2}
+    after = {"counts": {0.005: 1880.0, 0.05: 2000.0, float("inf"): 2000.0}, "max": 0.04}
+    run = bench.percentiles_ms(bench.since(before, after))
+    assert run["events"] == 1000
+    assert run["p50_ms"] == 5.0 and run["p99_ms"] == 50.0
+    assert run["max_ms"] == 40.0
