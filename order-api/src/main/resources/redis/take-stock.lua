@@ -8,11 +8,17 @@
 --                | {'UNTRUSTED'} | {'LIMIT', remaining, generation, bought, limit} | {'REPLAY', first answer}
 local quantity = tonumber(ARGV[1])
 
--- a counter is trusted only in the life of the Redis process that loaded it: one restored from a file or
--- promoted from a replica may have lost its last decrements, and selling from it could oversell
-local info = redis.call('INFO', 'server')
-local at = string.find(info, 'run_id:', 1, true)
-if redis.call('GET', KEYS[6]) ~= string.sub(info, at + 7, at + 46) then
+-- a counter is trusted only in the life of the Redis data set that loaded it: the process (its run_id) and its
+-- replication history (its master_replid, new at every promotion). One restored from a file or promoted from a
+-- replica may have lost its last decrements, and selling from it could oversell
+local info = redis.call('INFO', 'server', 'replication')
+local run = string.match(info, 'run_id:(%x+)')
+local replid = string.match(info, 'master_replid:(%x+)')
+if not run or not replid then
+  return redis.error_reply('INFO names no run_id or master_replid: the stock gate cannot tell a restored counter')
+end
+local life = run .. ':' .. replid
+if redis.call('GET', KEYS[6]) ~= life then
   if redis.call('EXISTS', KEYS[1]) == 0 then
     return {'UNKNOWN'}
   end
@@ -41,14 +47,18 @@ if not stock then
   return {'UNKNOWN'}
 end
 stock = tonumber(stock)
-local generation = redis.call('GET', KEYS[2]) or '0'
+-- which load of the counter the stock comes from: the order's transaction writes only if it is still the
+-- database's (stock_item.load_epoch), and a give-back after a later load would count it twice. A counter
+-- without a numeric load or a generation (evicted, or written by another version) is not sold from
+local load = tonumber(redis.call('GET', KEYS[5]))
+local generation = redis.call('GET', KEYS[2])
+if not load or not generation then
+  return {'UNTRUSTED'}
+end
+load = tostring(load)
 if stock < quantity then
   return {'SOLD_OUT', tostring(stock), generation}
 end
-
--- which load of the counter the stock comes from: the order's transaction writes only if it is still the
--- database's (stock_item.load_epoch), and a give-back after a later load would count it twice
-local load = redis.call('GET', KEYS[5])
 
 -- the per-user key carries the load, whose reload rebuilt it from the orders (a reset starts a new load, so
 -- everyone starts from zero); it shares the item's hash tag, so it lives in the same cluster slot

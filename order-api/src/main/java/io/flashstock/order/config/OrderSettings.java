@@ -75,11 +75,13 @@ public record OrderSettings(
      * transactions of the old epoch and fences out the rest), the orders are counted, the counter is loaded.
      *
      * @param fenceTimeout how long the raise may wait for order transactions still holding the old epoch (and a
-     *                     reset for its row lock); after it the rebuild fails and nothing changed
+     *                     reset for its row lock); after it the rebuild fails and nothing changed. Keep it below
+     *                     the driver's {@code socketTimeout} (2 s): a statement cut by the socket would leave its
+     *                     lock request queued on the server, holding up the orders behind it
      * @param lockTtl how long one order-api holds an item's reload lock; outlasts a rebuild, and bounds how
      *                long a rebuild that died with its order-api delays the next
      */
-    public record Reload(@DefaultValue("5s") Duration fenceTimeout, @DefaultValue("15s") Duration lockTtl) {
+    public record Reload(@DefaultValue("1s") Duration fenceTimeout, @DefaultValue("15s") Duration lockTtl) {
 
         public Reload {
             if (lockTtl.compareTo(fenceTimeout) <= 0) {

@@ -1,5 +1,6 @@
 package io.flashstock.order.placement;
 
+import io.flashstock.order.stock.Gate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
@@ -14,15 +15,19 @@ import java.util.Map;
  * rows are read with a shared lock, held until the transaction ends, and only the orders whose stock was taken
  * under their item's current load epoch are written. A rebuild raises the epoch under the row's exclusive lock,
  * so it waits for the transactions that read the old epoch, and the ones that read after it refuse the old
- * epoch's orders: none can commit after the rebuild counted the orders. One statement per transaction, whatever
- * its number of orders.
+ * epoch's orders: none can commit after the rebuild counted the orders. An item sold by its row (the DB-lock
+ * gate) admits no order of the Redis gate, whatever a counter left in Redis says. One statement per
+ * transaction, whatever its number of orders.
  */
 @Component
 class LoadFence {
 
     /** {@code LOCK IN SHARE MODE}: MySQL 8 and MariaDB both take it ({@code FOR SHARE} is MySQL's only). */
     private static final String CURRENT_EPOCHS = """
-            SELECT item_code, load_epoch FROM stock_item WHERE item_code IN (:items) LOCK IN SHARE MODE""";
+            SELECT item_code, load_epoch, gate FROM stock_item WHERE item_code IN (:items) LOCK IN SHARE MODE""";
+
+    /** No load epoch: what an item of the DB-lock gate has for the Redis gate's orders. */
+    private static final long NONE = -1;
 
     private final JdbcClient jdbc;
 
@@ -36,14 +41,14 @@ class LoadFence {
 
     /**
      * Splits the orders by their item's current load epoch, and holds the items' rows until the transaction
-     * ends. An item without a row (the warm-up's) is at epoch 0.
+     * ends. An item without a row (the warm-up's) is at epoch 0; one of the DB-lock gate admits none.
      */
     Admission admit(List<PlacedOrder> orders) {
         var items = orders.stream().map(order -> order.command().itemCode()).distinct().toList();
         Map<String, Long> epochs = new HashMap<>();
         jdbc.sql(CURRENT_EPOCHS).param("items", items)
                 .query(rs -> {
-                    epochs.put(rs.getString(1), rs.getLong(2));
+                    epochs.put(rs.getString(1), Gate.fromColumn(rs.getString(3)) == Gate.REDIS ? rs.getLong(2) : NONE);
                 });
         var admitted = new ArrayList<PlacedOrder>(orders.size());
         var fenced = new ArrayList<PlacedOrder>(0);

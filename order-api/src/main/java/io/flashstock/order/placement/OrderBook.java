@@ -8,6 +8,8 @@ import io.flashstock.order.outbox.Outbox;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
@@ -39,6 +41,8 @@ import java.util.function.Supplier;
  */
 @Component
 class OrderBook {
+
+    private static final Logger log = LoggerFactory.getLogger(OrderBook.class);
 
     private static final String INSERT_ORDER = """
             INSERT INTO purchase_order (order_code, event_id, item_code, generation, user_id, quantity, remaining,
@@ -100,6 +104,10 @@ class OrderBook {
             if (!mine.taken && writerSlots.tryAcquire()) {
                 try {
                     writeBatch(drainQueue());
+                } catch (Error error) {
+                    // the batch's orders, this request's included, are finished as outcome unknown (held in
+                    // doubt, then settled); rethrowing here would leave this request's own order unsettled
+                    log.error("an Error ended an order batch; its orders are held in doubt", error);
                 } finally {
                     writerSlots.release();
                     // a request that found every slot taken may be parked: wake the next in line

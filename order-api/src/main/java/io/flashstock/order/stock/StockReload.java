@@ -28,7 +28,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * One order-api at a time rebuilds an item (a lock in Redis); two that did so at once would still be safe,
  * since each rebuild fences the other's orders and Redis keeps the later epoch. The engine heals an item by
  * itself when the gate finds its counter missing, loaded in an earlier life of Redis, or behind the database's
- * epoch (a rebuild that died before its load); the operator's reload is the same rebuild.
+ * epoch (a rebuild that died before its load); the operator's reload is the same rebuild. For an item whose
+ * gate is the database, the rebuild removes a counter left in Redis (a reset to that gate whose Redis step
+ * failed, or a stale copy of Redis), so the Redis gate answers that it is sold elsewhere.
  */
 @Component
 public class StockReload {
@@ -112,8 +114,8 @@ public class StockReload {
             try {
                 var item = items.find(itemCode);
                 // another order-api may have rebuilt it since the gate asked
-                if (item.isPresent() && item.get().gate() == Gate.REDIS
-                        && counters.trustedLoad(itemCode).orElse(-1) != item.get().loadEpoch()) {
+                if (item.isPresent() && (item.get().gate() == Gate.DB_LOCK
+                        || counters.trustedLoad(itemCode).orElse(-1) != item.get().loadEpoch())) {
                     rebuild(itemCode);
                     healed.increment();
                 }
@@ -130,7 +132,8 @@ public class StockReload {
         var item = fence.execute(status -> items.fence(itemCode)).orElseThrow(() ->
                 new ProblemException(ProblemType.UNKNOWN_ITEM, "item " + itemCode + " has no baseline to reload from"));
         if (item.gate() == Gate.DB_LOCK) {
-            // a reset made it a DB-lock item since the caller looked: it has no counter to rebuild
+            // sold by its row lock: no counter may remain in Redis, and the raise fenced out any order taken from one
+            counters.unload(itemCode, item.generation(), item.loadEpoch());
             return;
         }
         // a fresh read after the fence committed: it sees every order that can still commit for this generation

@@ -1,14 +1,18 @@
 package io.flashstock.order.stock;
 
 import io.flashstock.order.ApiClient;
+import io.flashstock.order.OrderApiApplication;
 import io.flashstock.order.OrderApiIntegrationTest;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -37,8 +41,9 @@ import static org.mockito.Mockito.doThrow;
 
 /**
  * Never more sold than the stock while the stock is rebuilt: a reload or reset racing an order between its take
- * (Redis) and its commit (MariaDB), a reset whose Redis load fails, and a counter that Redis restored stale. The
- * races are forced with a transaction manager that holds one order's transaction at its begin or its commit.
+ * (Redis) and its commit (MariaDB), a reload by a second order-api, a reset whose Redis load fails, and a counter
+ * that Redis restored stale. The races are forced with a transaction manager that holds one order's transaction
+ * at its begin or its commit.
  */
 class StockRebuildRaceIT extends OrderApiIntegrationTest {
 
@@ -118,6 +123,8 @@ class StockRebuildRaceIT extends OrderApiIntegrationTest {
 
     @Autowired
     private HoldingTransactions transactions;
+    @Autowired
+    private Environment environment;
     @MockitoSpyBean
     private StockCounters counters;
 
@@ -257,7 +264,36 @@ class StockRebuildRaceIT extends OrderApiIntegrationTest {
     }
 
     @Test
-    void twoReloadsAtOnceRunOneAfterTheOther() throws Exception {
+    void aCounterWithoutItsLoadIsRebuiltBeforeItSells() {
+        String item = uniqueItem("no-load");
+        setStock(item, 2, 1);
+        assertThat(api().order(item, "ann", 1).status()).isEqualTo(200);
+        // evicted, or written by another version of order-api: the stock's load cannot be told
+        redis.delete(StockKeys.load(item));
+
+        var answers = orderUntilSoldOut(item);
+
+        assertThat(answers.get(0).code()).isEqualTo("STOCK_RELOADING");
+        assertThat(orderedQuantity(item)).as("units sold of 2 (answers: %s)", answers).isEqualTo(2);
+        assertThat(redisCounter(item)).as("nothing taken by the refused takes").isZero();
+    }
+
+    @Test
+    void aCounterLeftInRedisForAnItemSoldByItsRowIsRemoved() {
+        String item = uniqueItem("stale-db-lock");
+        setStock(item, 3, null, Gate.DB_LOCK);
+        // what a reset to the db-lock gate leaves when its Redis step fails, or a stale copy of Redis
+        redis.opsForValue().set(StockKeys.counter(item), "3");
+
+        assertThat(api().order(item, "ann", 1).code()).isEqualTo("STOCK_RELOADING");
+        await().atMost(DEADLINE).until(() -> redisCounter(item) == null);
+        var answer = api().order(item, "ann", 1);
+        assertThat(answer.code()).as("%s", answer).isEqualTo("WRONG_GATE");
+        assertThat(orderedQuantity(item)).isZero();
+    }
+
+    @Test
+    void aSecondReloadWhileOneRunsIsRefusedUntilItEnds() throws Exception {
         String item = uniqueItem("two-reloads");
         setStock(item, 3, null);
         assertThat(api().order(item, "ann", 1).status()).isEqualTo(200);
@@ -272,6 +308,48 @@ class StockRebuildRaceIT extends OrderApiIntegrationTest {
         assertThat(second.code()).isEqualTo("STOCK_RELOADING");
         assertThat(first.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).status()).isEqualTo(200);
         assertThat(redisCounter(item)).isEqualTo(2);
+    }
+
+    @Test
+    void aReloadByAnotherOrderApiWaitsForAnOrderThisOneIsCommitting() throws Exception {
+        String item = uniqueItem("two-apis");
+        setStock(item, 1, null);
+
+        try (var other = anotherOrderApi()) {
+            var otherApi = new ApiClient(other.getEnvironment().getProperty("local.server.port", Integer.class));
+            transactions.holdNext(HoldingTransactions.At.COMMIT);
+            var first = async(() -> api().order(item, "ann", 1));
+            transactions.awaitHeld();
+            var reload = async(() -> otherApi.post("/admin/items/" + item + "/stock/reload", "",
+                    "Authorization", ADMIN));
+            await().atMost(DEADLINE).until(() -> reload.isDone() || fenceWaiting());
+            transactions.release();
+            var firstAnswer = first.get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+            var reloaded = reload.get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+            var second = otherApi.order(item, "bob", 1);
+
+            assertThat(orderedQuantity(item)).as("units sold of 1 (answers: %s, %s)", firstAnswer, second)
+                    .isLessThanOrEqualTo(1);
+            assertThat(firstAnswer.status()).as("%s", firstAnswer).isEqualTo(200);
+            assertThat(reloaded.status()).as("%s", reloaded).isEqualTo(200);
+            assertThat(second.code()).isEqualTo("SOLD_OUT");
+        }
+    }
+
+    /**
+     * A second order-api on the same database and Redis, with the real transaction manager; its settings are
+     * arguments, which outrank its application.yml as they would on a command line.
+     */
+    private ConfigurableApplicationContext anotherOrderApi() {
+        var arguments = new ArrayList<String>();
+        for (String name : List.of("spring.datasource.url", "spring.datasource.username", "spring.datasource.password",
+                "spring.data.redis.host", "spring.data.redis.port", "spring.kafka.bootstrap-servers",
+                "flashstock.warmup.item-code", "flashstock.admin.token")) {
+            arguments.add("--" + name + "=" + environment.getRequiredProperty(name));
+        }
+        arguments.add("--flashstock.warmup.enabled=false");
+        arguments.add("--server.port=0");
+        return new SpringApplicationBuilder(OrderApiApplication.class).run(arguments.toArray(String[]::new));
     }
 
     /** Orders one unit at a time until the item answers SOLD_OUT; every answer, in order. */
