@@ -1,6 +1,6 @@
 -- Sets an item's counter, generation and per-user limit together (stock reset, reload, warm-up), under the
 -- load epoch the database recorded for this load (stock_item.load_epoch), and marks the counter as loaded in
--- the life of this Redis data set (its process and replication history).
+-- the life of this Redis data set (life.lua).
 -- KEYS[1] stock:{item}   KEYS[2] stock:{item}:gen   KEYS[3] stock:{item}:limit   KEYS[4] stock:{item}:in-doubt
 -- KEYS[5] stock:{item}:load   KEYS[6] stock:{item}:life
 -- ARGV[1] units left, '' for no counter (the item's gate is the database)   ARGV[2] generation
@@ -26,12 +26,5 @@ end
 redis.call('DEL', KEYS[4])
 -- stock taken before this load is in the count now (or fenced out of the database): none of it is given back
 redis.call('SET', KEYS[5], ARGV[4])
--- the life of the data set the counter is loaded in (see take-stock.lua)
-local info = redis.call('INFO', 'server', 'replication')
-local run = string.match(info, 'run_id:(%x+)')
-local replid = string.match(info, 'master_replid:(%x+)')
-if not run or not replid then
-  return redis.error_reply('INFO names no run_id or master_replid: the stock gate cannot tell a restored counter')
-end
-redis.call('SET', KEYS[6], run .. ':' .. replid)
+redis.call('SET', KEYS[6], redis_life())
 return 1

@@ -8,17 +8,9 @@
 --                | {'UNTRUSTED'} | {'LIMIT', remaining, generation, bought, limit} | {'REPLAY', first answer}
 local quantity = tonumber(ARGV[1])
 
--- a counter is trusted only in the life of the Redis data set that loaded it: the process (its run_id) and its
--- replication history (its master_replid, new at every promotion). One restored from a file or promoted from a
--- replica may have lost its last decrements, and selling from it could oversell
-local info = redis.call('INFO', 'server', 'replication')
-local run = string.match(info, 'run_id:(%x+)')
-local replid = string.match(info, 'master_replid:(%x+)')
-if not run or not replid then
-  return redis.error_reply('INFO names no run_id or master_replid: the stock gate cannot tell a restored counter')
-end
-local life = run .. ':' .. replid
-if redis.call('GET', KEYS[6]) ~= life then
+-- a counter is trusted only in the life of the Redis data set that loaded it (life.lua): selling from one
+-- restored stale could oversell
+if redis.call('GET', KEYS[6]) ~= redis_life() then
   if redis.call('EXISTS', KEYS[1]) == 0 then
     return {'UNKNOWN'}
   end

@@ -32,7 +32,7 @@ class StockGate {
 
     @SuppressWarnings("rawtypes")
     private static final RedisScript<List> TAKE =
-            RedisScripts.load("take-stock.lua", List.class);
+            RedisScripts.loadWithLife("take-stock.lua", List.class);
     private static final RedisScript<Long> GIVE_BACK =
             RedisScripts.load("give-back.lua", Long.class);
     private static final String OUTCOME_UNKNOWN =

@@ -18,9 +18,20 @@ public final class RedisScripts {
     }
 
     public static <T> RedisScript<T> load(String name, Class<T> resultType) {
+        return RedisScript.of(text(name), resultType);
+    }
+
+    /**
+     * A script that calls {@code redis_life()}: {@code life.lua} goes before it, since a Lua script sent to Redis
+     * cannot load another.
+     */
+    public static <T> RedisScript<T> loadWithLife(String name, Class<T> resultType) {
+        return RedisScript.of(text("life.lua") + "\n" + text(name), resultType);
+    }
+
+    private static String text(String name) {
         try {
-            String text = new ClassPathResource("redis/" + name).getContentAsString(StandardCharsets.UTF_8);
-            return RedisScript.of(text, resultType);
+            return new ClassPathResource("redis/" + name).getContentAsString(StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException("could not read the Lua script " + name, e);
         }

@@ -29,8 +29,8 @@ class StockCounters {
 
     /** Per-user counters written per pipeline, so a big sale's reload never sends one huge batch. */
     private static final int USER_BATCH = 1_000;
-    private static final RedisScript<Long> LOAD = RedisScripts.load("load-stock.lua", Long.class);
-    private static final RedisScript<Long> TRUSTED_LOAD = RedisScripts.load("trusted-load.lua", Long.class);
+    private static final RedisScript<Long> LOAD = RedisScripts.loadWithLife("load-stock.lua", Long.class);
+    private static final RedisScript<Long> TRUSTED_LOAD = RedisScripts.loadWithLife("trusted-load.lua", Long.class);
     private static final RedisScript<Long> RELEASE = RedisScripts.load("release-lock.lua", Long.class);
 
     private final StringRedisTemplate redis;
