@@ -4,10 +4,11 @@ import io.flashstock.order.stock.Gate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
-import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The orders' side of the fence between a rebuild of an item's Redis counter and the orders taken from the
@@ -35,27 +36,24 @@ class LoadFence {
         this.jdbc = jdbc;
     }
 
-    /** The orders of a transaction, split by the fence. */
-    record Admission(List<PlacedOrder> admitted, List<PlacedOrder> fenced) {
-    }
-
     /**
-     * Splits the orders by their item's current load epoch, and holds the items' rows until the transaction
-     * ends. An item without a row (the warm-up's) is at epoch 0; one of the DB-lock gate admits none.
+     * The codes of the orders not taken under their item's current load epoch, which must not be written; holds
+     * the items' rows until the transaction ends. An item without a row (the warm-up's) is at epoch 0; one of the
+     * DB-lock gate admits none.
      */
-    Admission admit(List<PlacedOrder> orders) {
+    Set<String> refused(List<PlacedOrder> orders) {
         var items = orders.stream().map(order -> order.command().itemCode()).distinct().toList();
         Map<String, Long> epochs = new HashMap<>();
         jdbc.sql(CURRENT_EPOCHS).param("items", items)
                 .query(rs -> {
                     epochs.put(rs.getString(1), Gate.fromColumn(rs.getString(3)) == Gate.REDIS ? rs.getLong(2) : NONE);
                 });
-        var admitted = new ArrayList<PlacedOrder>(orders.size());
-        var fenced = new ArrayList<PlacedOrder>(0);
+        var refused = new HashSet<String>();
         for (PlacedOrder order : orders) {
-            long current = epochs.getOrDefault(order.command().itemCode(), 0L);
-            (current == order.loadEpoch() ? admitted : fenced).add(order);
+            if (epochs.getOrDefault(order.command().itemCode(), 0L) != order.loadEpoch()) {
+                refused.add(order.orderCode());
+            }
         }
-        return new Admission(admitted, fenced);
+        return refused;
     }
 }

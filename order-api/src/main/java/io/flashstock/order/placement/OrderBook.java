@@ -19,6 +19,7 @@ import org.springframework.transaction.TransactionStatus;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -162,7 +163,7 @@ class OrderBook {
         batchSizes.record(batch.size());
         try {
             var fenced = commit(batch);
-            batch.forEach(q -> q.finish(fenced.contains(q.order) ? new Fenced(q.order) : null));
+            batch.forEach(q -> q.finish(fenced.contains(q.order.orderCode()) ? new Fenced(q.order) : null));
         } catch (NotWritten notWritten) {
             if (batch.size() == 1 || DatabaseBreaker.isUnreachable(notWritten)) {
                 batch.forEach(q -> q.finish(notWritten));
@@ -190,20 +191,20 @@ class OrderBook {
      * Writes orders of the Redis gate in one transaction, through the breaker: the ones the fence admits. One
      * written order stands for the batch when a failed commit is checked: all of them or none is in.
      *
-     * @return the orders the fence refused, of which nothing was written
+     * @return the codes of the orders the fence refused, of which nothing was written
      */
-    private List<PlacedOrder> commit(List<Queued> batch) {
+    private Set<String> commit(List<Queued> batch) {
         try {
-            return breaker.write(() -> inTransaction(admission -> admission.admitted().isEmpty() ? null
-                    : admission.admitted().get(0).orderCode(), () -> {
-                var admission = fence.admit(batch.stream().map(Queued::order).toList());
-                var admitted = batch.stream().filter(q -> !admission.fenced().contains(q.order)).toList();
+            return breaker.write(() -> inTransaction(refused -> batch.stream().map(q -> q.order.orderCode())
+                    .filter(code -> !refused.contains(code)).findFirst().orElse(null), () -> {
+                Set<String> refused = fence.refused(batch.stream().map(Queued::order).toList());
+                var admitted = batch.stream().filter(q -> !refused.contains(q.order.orderCode())).toList();
                 if (!admitted.isEmpty()) {
                     insertAll(admitted.stream().map(Queued::order).toList(),
                             admitted.stream().map(Queued::status).toList());
                 }
-                return admission;
-            })).fenced();
+                return refused;
+            }));
         } catch (CallNotPermittedException unreachable) {
             throw new NotWritten(unreachable);
         }
