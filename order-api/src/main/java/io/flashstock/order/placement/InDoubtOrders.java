@@ -32,15 +32,15 @@ class InDoubtOrders implements SchedulingConfigurer {
 
     private final ConcurrentLinkedQueue<PlacedOrder> pending = new ConcurrentLinkedQueue<>();
     private final StockGate gate;
-    private final OrderBook book;
+    private final OrderRows rows;
     private final Duration checkEvery;
     private final Counter committed;
     private final Counter givenBack;
     private final Counter recounted;
 
-    InDoubtOrders(StockGate gate, OrderBook book, OrderSettings settings, MeterRegistry meters) {
+    InDoubtOrders(StockGate gate, OrderRows rows, OrderSettings settings, MeterRegistry meters) {
         this.gate = gate;
-        this.book = book;
+        this.rows = rows;
         this.checkEvery = settings.inDoubt().checkEvery();
         Gauge.builder("flashstock.order.in-doubt", pending, ConcurrentLinkedQueue::size)
                 .description("Orders whose commit is not yet known to have taken or not").register(meters);
@@ -116,7 +116,7 @@ class InDoubtOrders implements SchedulingConfigurer {
 
     private void settle(PlacedOrder order) {
         var command = order.command();
-        if (book.committed(order.orderCode())) {
+        if (rows.committed(order.orderCode())) {
             gate.releaseInDoubt(order);
             committed.increment();
             log.info("order {} of item {} was committed after all: it stands", order.orderCode(), command.itemCode());

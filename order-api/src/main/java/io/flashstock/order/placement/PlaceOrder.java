@@ -40,7 +40,8 @@ public class PlaceOrder {
     /** UUIDv7: time-ordered (index-friendly) with 74 random bits, so codes never collide. */
     private final TimeBasedEpochGenerator uuids = Generators.timeBasedEpochGenerator();
     private final StockGate gate;
-    private final OrderBook book;
+    private final GroupCommit groupCommit;
+    private final OrderRows rows;
     private final InDoubtOrders inDoubt;
     private final DatabaseBreaker breaker;
     private final StockItems items;
@@ -50,10 +51,11 @@ public class PlaceOrder {
     private final Clock clock;
     private final String warmupItemCode;
 
-    PlaceOrder(StockGate gate, OrderBook book, InDoubtOrders inDoubt, DatabaseBreaker breaker, StockItems items,
+    PlaceOrder(StockGate gate, GroupCommit groupCommit, OrderRows rows, InDoubtOrders inDoubt, DatabaseBreaker breaker, StockItems items,
                StockReload reloads, OrderMetrics metrics, Clock clock, WarmupProperties warmup) {
         this.gate = gate;
-        this.book = book;
+        this.groupCommit = groupCommit;
+        this.rows = rows;
         this.inDoubt = inDoubt;
         this.breaker = breaker;
         this.items = items;
@@ -104,16 +106,16 @@ public class PlaceOrder {
                 taken.remaining(), clock.instant());
         OutboxStatus status = command.itemCode().equals(warmupItemCode) ? OutboxStatus.WARMUP : OutboxStatus.NEW;
         try {
-            metrics.timeDatabase(() -> book.write(order, status));
-        } catch (OrderBook.Fenced fenced) {
+            metrics.timeDatabase(() -> groupCommit.write(order, status));
+        } catch (GroupCommit.Fenced fenced) {
             // the rebuild counted without this order; giving back can only touch the counter it replaces
             giveBack(order);
             return rebuild(command.itemCode());
-        } catch (OrderBook.NotWritten notWritten) {
+        } catch (CheckedCommit.NotWritten notWritten) {
             giveBack(order);
             outcomes.failed();
             throw failure(notWritten.getCause(), "the order could not be written; its stock was given back");
-        } catch (OrderBook.OutcomeUnknown unknown) {
+        } catch (CheckedCommit.OutcomeUnknown unknown) {
             inDoubt.hold(order);
             outcomes.failed();
             throw failure(unknown.getCause(), IN_DOUBT);
@@ -157,7 +159,7 @@ public class PlaceOrder {
         }
         boolean committed;
         try {
-            committed = book.contains(first.orderCode());
+            committed = rows.contains(first.orderCode());
         } catch (DataAccessException e) {
             outcomes.failed();
             throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the first order", e);

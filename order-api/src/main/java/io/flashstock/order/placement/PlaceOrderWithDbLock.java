@@ -9,6 +9,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Service;
 
 import java.time.Clock;
+import java.util.List;
 
 /**
  * Places an order through the DB-lock gate: ONE transaction locks the item's row, checks and decrements it,
@@ -22,14 +23,16 @@ class PlaceOrderWithDbLock {
 
     private final TimeBasedEpochGenerator uuids = Generators.timeBasedEpochGenerator();
     private final DbLockGate gate;
-    private final OrderBook book;
+    private final CheckedCommit commits;
+    private final OrderRows rows;
     private final OrderMetrics metrics;
     private final OrderMetrics.Outcomes outcomes;
     private final Clock clock;
 
-    PlaceOrderWithDbLock(DbLockGate gate, OrderBook book, OrderMetrics metrics, Clock clock) {
+    PlaceOrderWithDbLock(DbLockGate gate, CheckedCommit commits, OrderRows rows, OrderMetrics metrics, Clock clock) {
         this.gate = gate;
-        this.book = book;
+        this.commits = commits;
+        this.rows = rows;
         this.metrics = metrics;
         this.outcomes = metrics.of(Gate.DB_LOCK);
         this.clock = clock;
@@ -39,11 +42,11 @@ class PlaceOrderWithDbLock {
         String orderCode = uuids.generate().toString();
         Outcome outcome;
         try {
-            outcome = metrics.timeLocked(() -> book.inTransaction(orderCode, () -> decide(command, orderCode)));
-        } catch (OrderBook.NotWritten notWritten) {
+            outcome = metrics.timeLocked(() -> commits.inTransaction(orderCode, () -> decide(command, orderCode)));
+        } catch (CheckedCommit.NotWritten notWritten) {
             outcomes.failed();
             throw PlaceOrder.failure(notWritten.getCause(), "the order could not be written; no stock was taken");
-        } catch (OrderBook.OutcomeUnknown unknown) {
+        } catch (CheckedCommit.OutcomeUnknown unknown) {
             log.warn("order {} of item {}: commit outcome unknown; reconcile the item", orderCode, command.itemCode());
             outcomes.failed();
             throw PlaceOrder.failure(unknown.getCause(), "the database did not confirm the order; it may still appear");
@@ -59,7 +62,7 @@ class PlaceOrderWithDbLock {
             var order = new PlacedOrder(orderCode, uuids.generate(), command, taken.generation(), taken.loadEpoch(),
                     taken.remaining(), clock.instant());
             // never WARMUP: the warm-up's item has no stock_item row, so this gate never takes stock for it
-            book.insert(order, OutboxStatus.NEW);
+            rows.insert(List.of(new PendingOrder(order, OutboxStatus.NEW)));
             return new Outcome.Accepted(order.answer());
         }
         if (result instanceof GateResult.SoldOut soldOut) {

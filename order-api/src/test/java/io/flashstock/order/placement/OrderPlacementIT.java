@@ -98,7 +98,9 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
     @Autowired
     private StockGate gate;
     @Autowired
-    private OrderBook book;
+    private CheckedCommit checkedCommit;
+    @Autowired
+    private GroupCommit groupCommit;
     @Autowired
     private DataSource dataSource;
 
@@ -214,12 +216,12 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
         setStock(item, 5, null);
         var injected = new AssertionError("injected: an Error inside the order transaction");
 
-        assertThatThrownBy(() -> book.inTransaction("order-that-errs", () -> {
+        assertThatThrownBy(() -> checkedCommit.inTransaction("order-that-errs", () -> {
             throw injected;
         })).isSameAs(injected);
         // the next order written on this thread must have a transaction of its own, and be committed
         PlacedOrder next = take(item, "order-after-error", 1);
-        book.write(next, OutboxStatus.NEW);
+        groupCommit.write(next, OutboxStatus.NEW);
 
         try (var connection = dataSource.getConnection();
              var query = connection.prepareStatement("SELECT COUNT(*) FROM purchase_order WHERE order_code = ?")) {

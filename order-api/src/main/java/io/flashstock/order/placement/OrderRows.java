@@ -1,0 +1,67 @@
+package io.flashstock.order.placement;
+
+import io.flashstock.contract.OutboxStatus;
+import io.flashstock.contract.StockEvent;
+import io.flashstock.order.config.Utc;
+import io.flashstock.order.outbox.Outbox;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Component;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** The SQL of the orders: an order and its outbox row, written together, and whether an order was committed. */
+@Component
+class OrderRows {
+
+    private static final String INSERT_ORDER = """
+            INSERT INTO purchase_order (order_code, event_id, item_code, generation, user_id, quantity, remaining,
+                                        idempotency_key, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""";
+
+    private final JdbcClient jdbc;
+    /** For batched inserts, which JdbcClient does not offer; the driver rewrites them into one multi-row insert. */
+    private final JdbcTemplate batches;
+    private final Outbox outbox;
+
+    OrderRows(JdbcClient jdbc, JdbcTemplate batches, Outbox outbox) {
+        this.jdbc = jdbc;
+        this.batches = batches;
+        this.outbox = outbox;
+    }
+
+    /** Inserts the orders and their outbox rows, two statements whatever their number; only inside a transaction. */
+    void insert(List<PendingOrder> orders) {
+        List<Object[]> rows = new ArrayList<>(orders.size());
+        List<StockEvent> events = new ArrayList<>(orders.size());
+        List<OutboxStatus> statuses = new ArrayList<>(orders.size());
+        for (PendingOrder pending : orders) {
+            PlacedOrder order = pending.order();
+            var command = order.command();
+            rows.add(new Object[]{order.orderCode(), order.eventId().toString(), command.itemCode(),
+                    order.generation(), command.userId(), command.quantity(), order.remaining(),
+                    command.idempotencyKey(), Utc.toColumn(order.createdAt())});
+            events.add(order.event());
+            statuses.add(pending.status());
+        }
+        batches.batchUpdate(INSERT_ORDER, rows);
+        outbox.appendAll(events, statuses);
+    }
+
+    /** Whether an order with this code was committed. */
+    boolean contains(String orderCode) {
+        return jdbc.sql("SELECT COUNT(*) FROM purchase_order WHERE order_code = ?").param(orderCode)
+                .query(Long.class).single() > 0;
+    }
+
+    /**
+     * Whether the order was committed, for an order whose commit failed: a locking read, which waits for a
+     * transaction still writing that order (its commit may still be running on a connection the client lost)
+     * instead of reading past it, so an answer of absent is final.
+     */
+    boolean committed(String orderCode) {
+        return !jdbc.sql("SELECT order_code FROM purchase_order WHERE order_code = ? FOR UPDATE").param(orderCode)
+                .query(String.class).list().isEmpty();
+    }
+}

@@ -1,0 +1,272 @@
+package io.flashstock.order.placement;
+
+import io.flashstock.contract.OutboxStatus;
+import io.flashstock.order.config.OrderSettings;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.DataIntegrityViolationException;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/** The group commit against a fake database, which records each transaction and fails the ones it is told to. */
+class GroupCommitTest {
+
+    private final FakeDatabase database = new FakeDatabase();
+    private final ExecutorService requests = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void stopRequests() {
+        database.release();
+        requests.shutdownNow();
+    }
+
+    @Test
+    void aLoneOrderIsWrittenInATransactionOfItsOwn() {
+        groupCommit(1, 64).write(order("a"), OutboxStatus.NEW);
+
+        assertThat(database.committed()).containsExactly(List.of("a"));
+    }
+
+    @Test
+    void ordersThatQueueWhileATransactionIsWrittenShareTheNext() throws Exception {
+        var commit = groupCommit(1, 64);
+        database.holdFirst();
+        var first = place(commit, "first");
+        database.awaitHeld();
+        var others = List.of(place(commit, "b"), place(commit, "c"), place(commit, "d"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> commit.queued() == 3);
+
+        database.release();
+        first.get(5, TimeUnit.SECONDS);
+        for (var other : others) {
+            other.get(5, TimeUnit.SECONDS);
+        }
+
+        assertThat(database.committed()).hasSize(2);
+        assertThat(database.committed().get(0)).containsExactly("first");
+        assertThat(database.committed().get(1)).containsExactlyInAnyOrder("b", "c", "d");
+    }
+
+    @Test
+    void noTransactionWritesMoreThanTheMaxBatch() throws Exception {
+        var commit = groupCommit(1, 2);
+        database.holdFirst();
+        var first = place(commit, "first");
+        database.awaitHeld();
+        var others = List.of(place(commit, "b"), place(commit, "c"), place(commit, "d"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> commit.queued() == 3);
+
+        database.release();
+        first.get(5, TimeUnit.SECONDS);
+        for (var other : others) {
+            other.get(5, TimeUnit.SECONDS);
+        }
+
+        assertThat(database.committed()).allSatisfy(batch -> assertThat(batch).hasSizeLessThanOrEqualTo(2));
+        assertThat(database.committed().stream().flatMap(List::stream)).containsExactlyInAnyOrder(
+                "first", "b", "c", "d");
+    }
+
+    @Test
+    void aFencedOrderFailsAloneAndTheRestOfItsBatchIsWritten() throws Exception {
+        var commit = groupCommit(1, 64);
+        database.fence("stale");
+        database.holdFirst();
+        var first = place(commit, "first");
+        database.awaitHeld();
+        var stale = place(commit, "stale");
+        var fresh = place(commit, "fresh");
+        await().atMost(Duration.ofSeconds(5)).until(() -> commit.queued() == 2);
+
+        database.release();
+        first.get(5, TimeUnit.SECONDS);
+        fresh.get(5, TimeUnit.SECONDS);
+        assertThatThrownBy(() -> stale.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(GroupCommit.Fenced.class);
+        assertThat(database.committed().get(1)).containsExactly("fresh");
+    }
+
+    @Test
+    void aBatchThatOneOrderFailsIsRetriedOrderByOrderSoOnlyThatOrderFails() throws Exception {
+        var commit = groupCommit(1, 64);
+        database.reject("bad", code -> new CheckedCommit.NotWritten(new DataIntegrityViolationException(code)));
+        database.holdFirst();
+        var first = place(commit, "first");
+        database.awaitHeld();
+        var bad = place(commit, "bad");
+        var good = place(commit, "good");
+        await().atMost(Duration.ofSeconds(5)).until(() -> commit.queued() == 2);
+
+        database.release();
+        first.get(5, TimeUnit.SECONDS);
+        good.get(5, TimeUnit.SECONDS);
+        assertThatThrownBy(() -> bad.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(CheckedCommit.NotWritten.class);
+        assertThat(database.committed()).containsExactly(List.of("first"), List.of("good"));
+    }
+
+    @Test
+    void aBatchThatCouldNotReachTheDatabaseFailsWholeWithoutARetryPerOrder() throws Exception {
+        var commit = groupCommit(1, 64);
+        database.holdFirst();
+        var first = place(commit, "first");
+        database.awaitHeld();
+        database.reject("b", code -> new CheckedCommit.NotWritten(new DataAccessResourceFailureException("down")));
+        var b = place(commit, "b");
+        var c = place(commit, "c");
+        await().atMost(Duration.ofSeconds(5)).until(() -> commit.queued() == 2);
+
+        database.release();
+        first.get(5, TimeUnit.SECONDS);
+        assertThatThrownBy(() -> b.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(CheckedCommit.NotWritten.class);
+        assertThatThrownBy(() -> c.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(CheckedCommit.NotWritten.class);
+        assertThat(database.attempts()).isEqualTo(2);
+    }
+
+    @Test
+    void aCommitThatCouldNotBeConfirmedLeavesEveryOrderOfItsBatchInDoubt() throws Exception {
+        var commit = groupCommit(1, 64);
+        database.holdFirst();
+        var first = place(commit, "first");
+        database.awaitHeld();
+        database.reject("b", code -> new CheckedCommit.OutcomeUnknown(new DataAccessResourceFailureException("lost")));
+        var b = place(commit, "b");
+        var c = place(commit, "c");
+        await().atMost(Duration.ofSeconds(5)).until(() -> commit.queued() == 2);
+
+        database.release();
+        first.get(5, TimeUnit.SECONDS);
+        assertThatThrownBy(() -> b.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(CheckedCommit.OutcomeUnknown.class);
+        assertThatThrownBy(() -> c.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(CheckedCommit.OutcomeUnknown.class);
+    }
+
+    @Test
+    void anErrorInABatchLeavesItsOrdersInDoubtAndTheWriterSlotFree() {
+        var commit = groupCommit(1, 64);
+        database.reject("boom", code -> {
+            throw new AssertionError("injected");
+        });
+
+        assertThatThrownBy(() -> commit.write(order("boom"), OutboxStatus.NEW))
+                .isInstanceOf(CheckedCommit.OutcomeUnknown.class);
+        commit.write(order("next"), OutboxStatus.NEW);
+        assertThat(database.committed()).containsExactly(List.of("next"));
+    }
+
+    @Test
+    void withoutWritersEveryOrderIsATransactionOfItsOwnOnItsOwnThread() throws Exception {
+        var commit = groupCommit(0, 64);
+        database.holdFirst();
+        var first = place(commit, "first");
+        database.awaitHeld();
+        var second = place(commit, "second");
+        second.get(5, TimeUnit.SECONDS);
+
+        database.release();
+        first.get(5, TimeUnit.SECONDS);
+        assertThat(database.committed()).containsExactly(List.of("second"), List.of("first"));
+    }
+
+    private GroupCommit groupCommit(int writers, int maxBatch) {
+        return new GroupCommit(database, new OrderSettings.GroupCommit(writers, maxBatch), new SimpleMeterRegistry());
+    }
+
+    private Future<?> place(GroupCommit commit, String code) {
+        return requests.submit(() -> commit.write(order(code), OutboxStatus.NEW));
+    }
+
+    private static PlacedOrder order(String code) {
+        return new PlacedOrder(code, UUID.randomUUID(), new OrderCommand("item", "user", 1, null), 1, 0, 9,
+                Instant.EPOCH);
+    }
+
+    /**
+     * Writes a batch all or nothing, like the database: a batch holding an order it was told to reject throws
+     * that order's failure and writes nothing; fenced orders are left out. It can hold its first transaction
+     * open, so that orders queue behind it.
+     */
+    private static final class FakeDatabase implements BatchWriter {
+        private final List<List<String>> committed = new CopyOnWriteArrayList<>();
+        private final Set<String> fenced = new HashSet<>();
+        private final java.util.Map<String, Function<String, RuntimeException>> rejected =
+                new java.util.concurrent.ConcurrentHashMap<>();
+        private final CountDownLatch held = new CountDownLatch(1);
+        private final CountDownLatch released = new CountDownLatch(1);
+        private volatile boolean holdFirst;
+        private volatile int attempts;
+
+        @Override
+        public Set<String> write(List<PendingOrder> batch) {
+            attempts++;
+            if (holdFirst) {
+                holdFirst = false;
+                held.countDown();
+                try {
+                    released.await(5, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            var codes = batch.stream().map(PendingOrder::orderCode).toList();
+            for (String code : codes) {
+                if (rejected.containsKey(code)) {
+                    throw rejected.get(code).apply(code);
+                }
+            }
+            var written = new ArrayList<String>();
+            var refused = new HashSet<String>();
+            for (String code : codes) {
+                (fenced.contains(code) ? refused : written).add(code);
+            }
+            if (!written.isEmpty()) {
+                committed.add(List.copyOf(written));
+            }
+            return refused;
+        }
+
+        void holdFirst() {
+            holdFirst = true;
+        }
+
+        void awaitHeld() throws InterruptedException {
+            assertThat(held.await(5, TimeUnit.SECONDS)).as("first transaction begun").isTrue();
+        }
+
+        void release() {
+            released.countDown();
+        }
+
+        void fence(String code) {
+            fenced.add(code);
+        }
+
+        void reject(String code, Function<String, RuntimeException> failure) {
+            rejected.put(code, failure);
+        }
+
+        List<List<String>> committed() {
+            return committed;
+        }
+
+        int attempts() {
+            return attempts;
+        }
+    }
+}
