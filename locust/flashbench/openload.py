@@ -4,10 +4,13 @@ as fewer requests (coordinated omission, which a closed-model Locust run hides).
 
     scripts/openload [--rps 1000] [--seconds 100] [--item 1234]                 one run
     scripts/openload --capacity 1000,2000,3000,4000,5000 [--step-seconds 20]     the capacity curve
+    scripts/openload --overload 3000 [--step-seconds 20]                        twice that capacity, offered
 
 Each rate runs on a freshly reset item; the capacity is the highest rate whose p99 stays within
 --p99-limit-ms with every request answered 200. Beside the latency, each rate reports the engine's CPU per
-order (from /proc), and the item's reconciliation after the last rate.
+order (from /proc), and the item's reconciliation after the last rate. --overload offers twice the given capacity
+and checks that the excess is shed, not queued: at least 90 % of the capacity answered 200, the rest refused
+with 503 within --refusal-p99-limit-ms at the 99th percentile, no other failure, and an exact reconciliation.
 """
 import argparse
 import datetime as dt
@@ -52,17 +55,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--capacity", help="comma-separated rates to step through")
     p.add_argument("--step-seconds", type=float, default=20.0)
     p.add_argument("--p99-limit-ms", type=float, default=100.0)
+    p.add_argument("--overload", type=float, help="the capacity (requests/s); twice it is offered")
+    p.add_argument("--refusal-p99-limit-ms", type=float, default=50.0)
     p.add_argument("--out", type=Path)
     a = p.parse_args(sys.argv[1:] if argv is None else argv)
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    out = a.out or ROOT / "results" / f"{stamp}-{'capacity' if a.capacity else 'openload'}"
+    kind = "capacity" if a.capacity else "overload" if a.overload else "openload"
+    out = a.out or ROOT / "results" / f"{stamp}-{kind}"
     out.mkdir(parents=True, exist_ok=True)
 
-    rates = [float(r) for r in a.capacity.split(",")] if a.capacity else [a.rps]
+    rates = [float(r) for r in a.capacity.split(",")] if a.capacity else [2 * a.overload] if a.overload else [a.rps]
     rows = []
     for rate in rates:
         reset_stock(a.item, a.stock)
-        rows.append(run_rate(a.item, rate, a.step_seconds if a.capacity else a.seconds, out))
+        stepped = a.capacity or a.overload
+        rows.append(run_rate(a.item, rate, a.step_seconds if stepped else a.seconds, out))
         run = rows[-1][0]
         log(f"{rate:g}/s: {run.achieved_rps:.0f}/s answered 200, p99 {run.p99_ms:.1f} ms, {run.failures} not 200")
     reconciled = subprocess.run([str(RECONCILE), a.item, "--wait", "60", "--out", str(out)], check=False)
@@ -76,9 +83,29 @@ def main(argv: list[str] | None = None) -> int:
                 and r.achieved_rps >= 0.99 * r.target_rps]
         md += ["", f"capacity (highest rate with p99 ≤ {a.p99_limit_ms:g} ms, every request 200, ≥ 99 % of the rate "
                    f"answered): {max(good):g} requests/s" if good else "no rate met the limit"]
+    shed = True
+    if a.overload:
+        failures = overload_failures(runs[0], a.overload, a.refusal_p99_limit_ms)
+        shed = not failures
+        md += ["", f"overload (twice {a.overload:g}/s offered): " + ("PASS" if shed else "FAIL: " + "; ".join(failures))]
     (out / "openload.md").write_text("\n".join(md) + "\n")
     print("\n".join(md))
-    return 0 if reconciled.returncode == 0 else 1
+    return 0 if reconciled.returncode == 0 and shed else 1
+
+
+def overload_failures(run: vegeta.OpenRun, capacity: float, refusal_p99_limit_ms: float) -> list[str]:
+    """What of the shedding target a run offered twice the capacity missed; empty when it met it all."""
+    failures = []
+    if run.achieved_rps < 0.9 * capacity:
+        failures.append(f"{run.achieved_rps:.0f}/s answered 200, below 90 % of {capacity:g}")
+    if not run.refused:
+        failures.append("nothing was refused: the excess queued")
+    if run.other_failures:
+        failures.append(f"{run.other_failures} answers neither 200 nor 503")
+    refused_p99 = run.refused_percentiles_ms["p99"] if run.refused_percentiles_ms else 0.0
+    if refused_p99 > refusal_p99_limit_ms:
+        failures.append(f"p99 of the refusals {refused_p99:.1f} ms, above {refusal_p99_limit_ms:g}")
+    return failures
 
 
 if __name__ == "__main__":

@@ -44,10 +44,18 @@ class OpenRun:
     average_ms: float
     max_ms: float
     percentiles_ms: dict
+    refused: int = 0
+    refused_percentiles_ms: dict | None = None
+    ok_percentiles_ms: dict | None = None
 
     @property
     def p99_ms(self) -> float:
         return self.percentiles_ms["p99"]
+
+    @property
+    def other_failures(self) -> int:
+        """Answers neither 200 nor a 503 refusal: errors, timeouts, other statuses."""
+        return self.failures - self.refused
 
 
 def attack(url: str, body: str, rate: float, seconds: float, out: Path, max_workers: int = 2000,
@@ -76,8 +84,15 @@ def percentile(sorted_values: list[int], p: float) -> int:
     return sorted_values[int(rank) - 1]
 
 
+def percentiles_ms(sorted_latencies: list[int]) -> dict:
+    return {p: percentile(sorted_latencies, float(p[1:])) / 1e6 for p in PERCENTILES}
+
+
 def summarize(answers: list[Answer], target_rps: float) -> OpenRun:
+    """Percentiles of every answer; and, apart, of the 503 refusals, which overload shedding makes."""
     latencies = sorted(a.latency_ns for a in answers)
+    refused = sorted(a.latency_ns for a in answers if a.status == 503)
+    accepted = sorted(a.latency_ns for a in answers if a.status == 200)
     statuses: dict[int, int] = {}
     for a in answers:
         statuses[a.status] = statuses.get(a.status, 0) + 1
@@ -87,13 +102,20 @@ def summarize(answers: list[Answer], target_rps: float) -> OpenRun:
                    achieved_rps=ok / (span_ns / 1e9) if span_ns else 0.0, ok=ok, failures=len(answers) - ok,
                    statuses=statuses, average_ms=sum(latencies) / len(latencies) / 1e6 if latencies else 0.0,
                    max_ms=(latencies[-1] / 1e6) if latencies else 0.0,
-                   percentiles_ms={p: percentile(latencies, float(p[1:])) / 1e6 for p in PERCENTILES})
+                   percentiles_ms=percentiles_ms(latencies), refused=len(refused),
+                   refused_percentiles_ms=percentiles_ms(refused) if refused else None,
+                   ok_percentiles_ms=percentiles_ms(accepted) if accepted else None)
 
 
 def table(runs: list[OpenRun]) -> str:
-    lines = ["| target req/s | answered 200/s | requests | not 200 | p50 (ms) | p90 | p95 | p99 | p99.9 | p99.99 | max |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| target req/s | answered 200/s | requests | not 200 | of which 503 | p50 (ms) | p90 | p95 | p99 | p99.9 "
+             "| p99.99 | max | p99 of 200s | p50 of 503s | p99 of 503s |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in runs:
         pct = " | ".join(f"{r.percentiles_ms[p]:.1f}" for p in PERCENTILES)
-        lines.append(f"| {r.target_rps:g} | {r.achieved_rps:.0f} | {r.requests} | {r.failures} | {pct} | {r.max_ms:.1f} |")
+        refused = r.refused_percentiles_ms
+        shed = f"{refused['p50']:.1f} | {refused['p99']:.1f}" if refused else "— | —"
+        ok_p99 = f"{r.ok_percentiles_ms['p99']:.1f}" if r.ok_percentiles_ms else "—"
+        lines.append(f"| {r.target_rps:g} | {r.achieved_rps:.0f} | {r.requests} | {r.failures} | {r.refused} | {pct} "
+                     f"| {r.max_ms:.1f} | {ok_p99} | {shed} |")
     return "\n".join(lines)

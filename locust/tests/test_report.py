@@ -60,6 +60,26 @@ def test_vegeta_results_give_exact_percentiles_and_count_every_answer_not_200():
     assert run.ok == 98 and run.failures == 2 and run.statuses == {200: 98, 503: 1, 0: 1}
     assert run.percentiles_ms["p50"] == 49.0  # 0.5, then 1..98 ms, then 30 s: the 50th of 100
     assert run.max_ms == 30_000.0
+    assert run.refused == 1 and run.other_failures == 1 and run.refused_percentiles_ms["p99"] == 0.5
+    assert run.ok_percentiles_ms["p99"] == 98.0
+
+
+def test_overload_passes_only_when_the_excess_is_refused_fast_and_nothing_else_fails():
+    from flashbench import vegeta
+    from flashbench.openload import overload_failures
+
+    def run(ok_rps, refused_p99, others=0):
+        return vegeta.OpenRun(target_rps=6000, requests=1, achieved_rps=ok_rps, ok=1, failures=10 + others,
+                              statuses={}, average_ms=0, max_ms=0, percentiles_ms={}, refused=10,
+                              refused_percentiles_ms={"p50": 1.0, "p99": refused_p99})
+
+    assert overload_failures(run(2800, 20), 3000, 50) == []
+    assert overload_failures(run(2600, 20), 3000, 50) == ["2600/s answered 200, below 90 % of 3000"]
+    assert overload_failures(run(2800, 80), 3000, 50) == ["p99 of the refusals 80.0 ms, above 50"]
+    assert overload_failures(run(2800, 20, others=3), 3000, 50) == ["3 answers neither 200 nor 503"]
+    queued = vegeta.OpenRun(target_rps=6000, requests=1, achieved_rps=3800, ok=1, failures=0, statuses={},
+                            average_ms=0, max_ms=0, percentiles_ms={})
+    assert overload_failures(queued, 3000, 50) == ["nothing was refused: the excess queued"]
 
 
 def test_matrix_entries_merge_defaults_and_reject_unknown_settings(tmp_path):

@@ -22,6 +22,7 @@ import java.time.Duration;
  * @param groupCommit how concurrent orders share database transactions
  * @param outage how orders are refused while the orders database is unreachable
  * @param inDoubt how orders whose commit could not be confirmed are settled
+ * @param overload how many orders are handled at once before more are refused
  */
 @ConfigurationProperties("flashstock.order")
 public record OrderSettings(
@@ -34,7 +35,8 @@ public record OrderSettings(
         @DefaultValue Redis redis,
         @DefaultValue GroupCommit groupCommit,
         @DefaultValue Outage outage,
-        @DefaultValue InDoubt inDoubt) {
+        @DefaultValue InDoubt inDoubt,
+        @DefaultValue Overload overload) {
 
     public OrderSettings {
         if (maxQuantity < 1) {
@@ -137,6 +139,30 @@ public record OrderSettings(
         public InDoubt {
             if (checkEvery.isNegative() || checkEvery.isZero()) {
                 throw new IllegalArgumentException("flashstock.order.in-doubt.check-every must be positive: " + checkEvery);
+            }
+        }
+    }
+
+    /**
+     * Load shedding, off by default: with {@code maxInFlight} above 0, a request to the Redis gate's endpoint that
+     * finds that many orders in flight waits at most {@code maxWait} for one to end, and is otherwise answered 503
+     * {@code OVERLOADED} with {@code Retry-After}, before its body is read and before it takes stock. It bounds
+     * the orders in flight, not the wait in Tomcat's queue before them; on two cores shared with the load
+     * generator it answered fewer orders at twice the capacity than no bound did, and refused some at capacity
+     * (docs/performance.md, overload), so it is for a machine whose CPU the clients do not share. The DB-lock
+     * baseline is never bounded, so that the comparison shows its own queueing.
+     *
+     * @param maxInFlight orders handled at once; 0: no bound. Keep it below {@code server.tomcat.threads.max}, so
+     *                    that threads are left to refuse the excess
+     * @param maxWait how long a request past the bound waits for a slot: short, so that a refusal is fast, but
+     *                long enough for a spike of sold-out answers, which end in a millisecond, to pass
+     */
+    public record Overload(@DefaultValue("0") int maxInFlight, @DefaultValue("10ms") Duration maxWait) {
+
+        public Overload {
+            if (maxInFlight < 0 || maxWait.isNegative()) {
+                throw new IllegalArgumentException("flashstock.order.overload needs max-in-flight >= 0 and a "
+                        + "max-wait >= 0: " + maxInFlight + ", " + maxWait);
             }
         }
     }

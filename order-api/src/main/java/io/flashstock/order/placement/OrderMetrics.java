@@ -77,6 +77,7 @@ public class OrderMetrics {
         private final Counter wrongGate;
         private final Counter rejected;
         private final Counter failed;
+        private final Counter overloaded;
 
         private Outcomes(MeterRegistry registry, Gate gate) {
             accepted = outcome(registry, gate, "accepted");
@@ -86,6 +87,7 @@ public class OrderMetrics {
             wrongGate = outcome(registry, gate, "wrong_gate");
             rejected = outcome(registry, gate, "rejected");
             failed = outcome(registry, gate, "failed");
+            overloaded = outcome(registry, gate, "overloaded");
         }
 
         private static Counter outcome(MeterRegistry registry, Gate gate, String outcome) {
@@ -120,6 +122,11 @@ public class OrderMetrics {
 
         void failed() {
             failed.increment();
+        }
+
+        /** A request refused unread because too many orders were in flight. */
+        void overloaded() {
+            overloaded.increment();
         }
     }
 }

@@ -30,6 +30,7 @@ public enum ProblemType {
     REDIS_UNAVAILABLE(HttpStatus.SERVICE_UNAVAILABLE, "Redis unavailable"),
     DATABASE_UNAVAILABLE(HttpStatus.SERVICE_UNAVAILABLE, "Database unavailable"),
     STOCK_RELOADING(HttpStatus.SERVICE_UNAVAILABLE, "Stock being reloaded"),
+    OVERLOADED(HttpStatus.SERVICE_UNAVAILABLE, "Too many orders in flight"),
     RECONCILIATION_SOURCE_UNAVAILABLE(HttpStatus.SERVICE_UNAVAILABLE, "A source of the reconciliation is unavailable"),
     SERVICE_UNAVAILABLE(HttpStatus.SERVICE_UNAVAILABLE, "Service unavailable");
 

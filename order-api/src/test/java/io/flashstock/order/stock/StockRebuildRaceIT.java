@@ -1,6 +1,7 @@
 package io.flashstock.order.stock;
 
 import io.flashstock.order.ApiClient;
+import io.flashstock.order.HoldingTransactions;
 import io.flashstock.order.OrderApiApplication;
 import io.flashstock.order.OrderApiIntegrationTest;
 import io.flashstock.order.web.ProblemException;
@@ -13,19 +14,15 @@ import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
-import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.bean.override.mockito.MockitoSpyBean;
-import org.springframework.transaction.TransactionDefinition;
-import org.springframework.transaction.support.DefaultTransactionStatus;
 
 import javax.sql.DataSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -61,63 +58,6 @@ class StockRebuildRaceIT extends OrderApiIntegrationTest {
         @Bean
         HoldingTransactions transactionManager(DataSource dataSource) {
             return new HoldingTransactions(dataSource);
-        }
-    }
-
-    /** The real transaction manager, which can hold the next transaction at its begin or its commit. */
-    static class HoldingTransactions extends JdbcTransactionManager {
-        enum At { BEGIN, COMMIT }
-
-        private At armed;
-        private CountDownLatch held = new CountDownLatch(1);
-        private CountDownLatch released = new CountDownLatch(1);
-
-        HoldingTransactions(DataSource dataSource) {
-            super(dataSource);
-        }
-
-        /** The next transaction to reach {@code at} waits there until {@link #release}. */
-        synchronized void holdNext(At at) {
-            armed = at;
-            held = new CountDownLatch(1);
-            released = new CountDownLatch(1);
-        }
-
-        void awaitHeld() throws InterruptedException {
-            assertThat(held.await(DEADLINE.toSeconds(), TimeUnit.SECONDS)).as("a transaction reached the hold").isTrue();
-        }
-
-        void release() {
-            released.countDown();
-        }
-
-        @Override
-        protected void doBegin(Object transaction, TransactionDefinition definition) {
-            holdIfArmed(At.BEGIN);
-            super.doBegin(transaction, definition);
-        }
-
-        @Override
-        protected void doCommit(DefaultTransactionStatus status) {
-            holdIfArmed(At.COMMIT);
-            super.doCommit(status);
-        }
-
-        private void holdIfArmed(At at) {
-            CountDownLatch release;
-            synchronized (this) {
-                if (armed != at) {
-                    return;
-                }
-                armed = null;
-                release = released;
-                held.countDown();
-            }
-            try {
-                release.await(DEADLINE.toSeconds(), TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
         }
     }
 
