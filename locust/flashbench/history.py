@@ -21,9 +21,10 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
-# Problem codes whose order may or may not have been committed. DATABASE_UNAVAILABLE carries the code of an
-# order whose commit was in doubt; IDEMPOTENCY_IN_PROGRESS names the first order sent with the same key.
-MAYBE_COMMITTED = frozenset({"DATABASE_UNAVAILABLE", "IDEMPOTENCY_IN_PROGRESS"})
+# Problem codes whose order may or may not have been committed. ORDER_OUTCOME_UNKNOWN carries the code of an
+# order whose commit was in doubt; IDEMPOTENCY_IN_PROGRESS names the first order sent with the same key;
+# DATABASE_UNAVAILABLE is counted too, as engines before ORDER_OUTCOME_UNKNOWN answered an order in doubt with it.
+MAYBE_COMMITTED = frozenset({"ORDER_OUTCOME_UNKNOWN", "DATABASE_UNAVAILABLE", "IDEMPOTENCY_IN_PROGRESS"})
 
 
 @dataclass(frozen=True)

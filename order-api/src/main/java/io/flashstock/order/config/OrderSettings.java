@@ -13,7 +13,9 @@ import java.time.Duration;
  * @param maxQuantity the most units one order may take
  * @param itemCodeMaxLength the longest item code accepted (the orders schema allows 64)
  * @param maxBodySize the largest request body read; a longer one is refused with 413 before it is parsed
- * @param idempotencyTtl how long the first answer to an {@code Idempotency-Key} is kept for replays
+ * @param idempotencyTtl how long Redis keeps the first answer to an {@code Idempotency-Key}, which answers a
+ *                       replay without the database; after it (or after Redis lost it) the order's row answers,
+ *                       as the database holds one order per item and key for as long as it keeps the order
  * @param perUserTtl how long a user's bought units of an item are remembered for the per-user limit; should
  *                   outlast the sale
  * @param reload how the Redis counter of an item is rebuilt from the database (by an operator, or by the

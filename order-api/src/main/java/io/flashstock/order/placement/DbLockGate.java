@@ -1,13 +1,9 @@
 package io.flashstock.order.placement;
 
-import io.flashstock.order.config.OrderSettings;
-import io.flashstock.order.config.Utc;
 import io.flashstock.order.stock.Gate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
-import java.time.Clock;
-import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -21,13 +17,11 @@ import java.util.Optional;
 class DbLockGate {
 
     private final JdbcClient jdbc;
-    private final Clock clock;
-    private final Duration idempotencyTtl;
+    private final OrderRows rows;
 
-    DbLockGate(JdbcClient jdbc, Clock clock, OrderSettings settings) {
+    DbLockGate(JdbcClient jdbc, OrderRows rows) {
         this.jdbc = jdbc;
-        this.clock = clock;
-        this.idempotencyTtl = settings.idempotencyTtl();
+        this.rows = rows;
     }
 
     /** The locked row: the item's generation, gate, units left (db-lock items only) and per-user limit. */
@@ -56,7 +50,8 @@ class DbLockGate {
             return new GateResult.WrongGate();
         }
         if (order.idempotencyKey() != null) {
-            Optional<FirstAnswer> first = firstAnswer(order);
+            // the database is the authority on a key, for as long as the order is kept (its unique index)
+            Optional<FirstAnswer> first = rows.firstWithKey(order.itemCode(), order.idempotencyKey());
             if (first.isPresent()) {
                 return new GateResult.Replay(first.get());
             }
@@ -73,21 +68,6 @@ class DbLockGate {
         jdbc.sql("UPDATE stock_item SET db_remaining = db_remaining - ? WHERE item_code = ?")
                 .params(order.quantity(), order.itemCode()).update();
         return new GateResult.Taken(item.remaining() - order.quantity(), item.generation(), 0);
-    }
-
-    /**
-     * The item's order placed with this Idempotency-Key within the idempotency TTL, whatever its generation:
-     * what the Redis gate remembers for a key too.
-     */
-    private Optional<FirstAnswer> firstAnswer(OrderCommand order) {
-        return jdbc.sql("""
-                        SELECT order_code, quantity, remaining, generation, user_id FROM purchase_order
-                        WHERE item_code = ? AND idempotency_key = ? AND created_at >= ?
-                        ORDER BY created_at DESC LIMIT 1""")
-                .params(order.itemCode(), order.idempotencyKey(), Utc.toColumn(clock.instant().minus(idempotencyTtl)))
-                .query((rs, row) -> new FirstAnswer(rs.getString(1), rs.getInt(2), rs.getLong(3), rs.getLong(4),
-                        rs.getString(5)))
-                .optional();
     }
 
     private long bought(OrderCommand order, long generation) {

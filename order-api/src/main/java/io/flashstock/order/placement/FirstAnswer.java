@@ -18,6 +18,10 @@ record FirstAnswer(String orderCode, int quantity, long remaining, long generati
                 Long.parseLong(parts[3]), parts[4]);
     }
 
+    OrderAnswer answer(String itemCode) {
+        return new OrderAnswer(orderCode, itemCode, quantity, remaining);
+    }
+
     boolean sameOrder(OrderCommand command) {
         return quantity == command.quantity() && userId.equals(command.userId());
     }

@@ -10,6 +10,7 @@ import org.springframework.stereotype.Component;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /** The SQL of the orders: an order and its outbox row, written together, and whether an order was committed. */
 @Component
@@ -53,6 +54,17 @@ class OrderRows {
     boolean contains(String orderCode) {
         return jdbc.sql("SELECT COUNT(*) FROM purchase_order WHERE order_code = ?").param(orderCode)
                 .query(Long.class).single() > 0;
+    }
+
+    /** The order placed for the item with this Idempotency-Key, as the first answer to it. */
+    Optional<FirstAnswer> firstWithKey(String itemCode, String idempotencyKey) {
+        return jdbc.sql("""
+                        SELECT order_code, quantity, remaining, generation, user_id FROM purchase_order
+                        WHERE item_code = ? AND idempotency_key = ?""")
+                .params(itemCode, idempotencyKey)
+                .query((rs, row) -> new FirstAnswer(rs.getString(1), rs.getInt(2), rs.getLong(3), rs.getLong(4),
+                        rs.getString(5)))
+                .optional();
     }
 
     /**

@@ -12,6 +12,7 @@ import io.flashstock.warmup.WarmupProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DuplicateKeyException;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.TransactionException;
 
@@ -113,12 +114,16 @@ public class PlaceOrder {
             return rebuild(command.itemCode());
         } catch (CheckedCommit.NotWritten notWritten) {
             giveBack(order);
+            if (notWritten.getCause() instanceof DuplicateKeyException && command.idempotencyKey() != null) {
+                // Redis forgot the key's first answer; the database has the first order
+                return replayFromDatabase(command, notWritten);
+            }
             outcomes.failed();
             throw failure(notWritten.getCause(), "the order could not be written; its stock was given back");
         } catch (CheckedCommit.OutcomeUnknown unknown) {
             inDoubt.hold(order);
             outcomes.failed();
-            throw failure(unknown.getCause(), IN_DOUBT);
+            throw outcomeUnknown(order.orderCode(), IN_DOUBT, unknown);
         }
         outcomes.accepted();
         return new Outcome.Accepted(order.answer());
@@ -151,6 +156,15 @@ public class PlaceOrder {
         return new IllegalStateException("order not written", cause);
     }
 
+    /**
+     * The order may or may not stand: not an outage (a client that took it for one might buy again), but an
+     * answer to retry with the same {@code Idempotency-Key}, which will tell.
+     */
+    static ProblemException outcomeUnknown(String orderCode, String detail, CheckedCommit.OutcomeUnknown unknown) {
+        return new ProblemException(ProblemType.ORDER_OUTCOME_UNKNOWN, detail, unknown.getCause())
+                .with("orderCode", orderCode);
+    }
+
     /** The gate returned the first answer: it stands once its order is committed. */
     private Outcome replay(OrderCommand command, FirstAnswer first) {
         if (!first.sameOrder(command)) {
@@ -168,8 +182,27 @@ public class PlaceOrder {
             return new Outcome.ReplayInProgress(first.orderCode());
         }
         // not counted as accepted: that counts orders written, and this one was counted when it was
-        return new Outcome.Accepted(new OrderAnswer(first.orderCode(), command.itemCode(), first.quantity(),
-                first.remaining()));
+        return new Outcome.Accepted(first.answer(command.itemCode()));
+    }
+
+    /** The answer to a retry whose key's first order is in the database, though no longer in Redis. */
+    private Outcome replayFromDatabase(OrderCommand command, CheckedCommit.NotWritten duplicate) {
+        Optional<FirstAnswer> first;
+        try {
+            first = rows.firstWithKey(command.itemCode(), command.idempotencyKey());
+        } catch (DataAccessException e) {
+            outcomes.failed();
+            throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the first order", e);
+        }
+        if (first.isEmpty()) {
+            outcomes.failed();
+            throw failure(duplicate.getCause(), "the order could not be written; its stock was given back");
+        }
+        if (!first.get().sameOrder(command)) {
+            outcomes.rejected();
+            return new Outcome.KeyReused();
+        }
+        return new Outcome.Accepted(first.get().answer(command.itemCode()));
     }
 
     /** Refuses the order with nothing sold, while the item's counter is rebuilt (if no one is at it already). */

@@ -49,7 +49,8 @@ class PlaceOrderWithDbLock {
         } catch (CheckedCommit.OutcomeUnknown unknown) {
             log.warn("order {} of item {}: commit outcome unknown; reconcile the item", orderCode, command.itemCode());
             outcomes.failed();
-            throw PlaceOrder.failure(unknown.getCause(), "the database did not confirm the order; it may still appear");
+            throw PlaceOrder.outcomeUnknown(orderCode, "the database did not confirm the order; it may still appear: "
+                    + "a retry with the same Idempotency-Key tells", unknown);
         }
         count(outcome, orderCode);
         return outcome;
@@ -73,8 +74,8 @@ class PlaceOrderWithDbLock {
         }
         if (result instanceof GateResult.Replay replay) {
             FirstAnswer first = replay.first();
-            return first.sameOrder(command) ? new Outcome.Accepted(new OrderAnswer(first.orderCode(),
-                    command.itemCode(), first.quantity(), first.remaining())) : new Outcome.KeyReused();
+            return first.sameOrder(command) ? new Outcome.Accepted(first.answer(command.itemCode()))
+                    : new Outcome.KeyReused();
         }
         if (result instanceof GateResult.WrongGate) {
             return new Outcome.WrongGate(Gate.REDIS);

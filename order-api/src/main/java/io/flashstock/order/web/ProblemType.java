@@ -29,6 +29,7 @@ public enum ProblemType {
     INTERNAL_ERROR(HttpStatus.INTERNAL_SERVER_ERROR, "Internal error"),
     REDIS_UNAVAILABLE(HttpStatus.SERVICE_UNAVAILABLE, "Redis unavailable"),
     DATABASE_UNAVAILABLE(HttpStatus.SERVICE_UNAVAILABLE, "Database unavailable"),
+    ORDER_OUTCOME_UNKNOWN(HttpStatus.SERVICE_UNAVAILABLE, "Order outcome unknown: retry with the same Idempotency-Key"),
     STOCK_RELOADING(HttpStatus.SERVICE_UNAVAILABLE, "Stock being reloaded"),
     OVERLOADED(HttpStatus.SERVICE_UNAVAILABLE, "Too many orders in flight"),
     RECONCILIATION_SOURCE_UNAVAILABLE(HttpStatus.SERVICE_UNAVAILABLE, "A source of the reconciliation is unavailable"),

@@ -296,6 +296,27 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
     }
 
     @Test
+    void aRetryAfterRedisLostTheKeysFirstAnswerIsAnsweredFromTheDatabaseAndSellsNothing() {
+        String item = uniqueItem("idem-lost");
+        setStock(item, 10, null);
+        var first = api().order(item, "olga", 3, "Idempotency-Key", "order-42");
+        assertThat(first.status()).isEqualTo(200);
+        // what a Redis restart without persistence, a failover or the key's TTL leaves
+        redis.delete(StockKeys.idempotency(item, "order-42"));
+
+        var retry = api().order(item, "olga", 3, "Idempotency-Key", "order-42");
+        var otherOrder = api().order(item, "olga", 2, "Idempotency-Key", "order-42");
+
+        assertThat(retry.status()).as("%s", retry).isEqualTo(200);
+        assertThat(retry.json()).isEqualTo(first.json());
+        assertThat(otherOrder.status()).as("%s", otherOrder).isEqualTo(422);
+        assertThat(otherOrder.code()).isEqualTo("IDEMPOTENCY_KEY_REUSED");
+        assertThat(orderCount(item)).isEqualTo(1);
+        assertThat(outboxCount(item, StockDeducted.TYPE)).isEqualTo(1);
+        assertThat(redisCounter(item)).as("the retries' takes were given back").isEqualTo(7);
+    }
+
+    @Test
     void concurrentRequestsWithOneIdempotencyKeyPlaceOneOrder() throws Exception {
         String item = uniqueItem("idem-race");
         setStock(item, 10, null);
