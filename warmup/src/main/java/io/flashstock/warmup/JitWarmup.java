@@ -38,14 +38,16 @@ public class JitWarmup implements ApplicationRunner {
 
     private final WarmupProperties properties;
     private final WarmupFixture fixture;
+    private final WarmupTicket ticket;
     private final WebServerApplicationContext context;
     private final MeterRegistry meters;
     private volatile WarmupReport lastReport;
 
-    public JitWarmup(WarmupProperties properties, WarmupFixture fixture, WebServerApplicationContext context,
-                     MeterRegistry meters) {
+    public JitWarmup(WarmupProperties properties, WarmupFixture fixture, WarmupTicket ticket,
+                     WebServerApplicationContext context, MeterRegistry meters) {
         this.properties = properties;
         this.fixture = fixture;
+        this.ticket = ticket;
         this.context = context;
         this.meters = meters;
     }
@@ -122,6 +124,7 @@ public class JitWarmup implements ApplicationRunner {
         String body = "{\"itemCode\":\"" + properties.itemCode() + "\",\"userId\":\"warmup-" + n + "\",\"quantity\":1}";
         HttpRequest request = HttpRequest.newBuilder(uri).timeout(properties.requestTimeout())
                 .header("Content-Type", "application/json")
+                .header(WarmupTicket.HEADER, ticket.value())
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build();
         long start = System.nanoTime();
         try {

@@ -19,9 +19,14 @@ import org.springframework.context.annotation.Bean;
 public class WarmupAutoConfiguration {
 
     @Bean
+    WarmupTicket warmupTicket() {
+        return new WarmupTicket();
+    }
+
+    @Bean
     @ConditionalOnBean(WarmupFixture.class)
-    JitWarmup jitWarmup(WarmupProperties properties, WarmupFixture fixture, WebServerApplicationContext context,
-                        ObjectProvider<MeterRegistry> meters) {
-        return new JitWarmup(properties, fixture, context, meters.getIfAvailable(SimpleMeterRegistry::new));
+    JitWarmup jitWarmup(WarmupProperties properties, WarmupFixture fixture, WarmupTicket ticket,
+                        WebServerApplicationContext context, ObjectProvider<MeterRegistry> meters) {
+        return new JitWarmup(properties, fixture, ticket, context, meters.getIfAvailable(SimpleMeterRegistry::new));
     }
 }

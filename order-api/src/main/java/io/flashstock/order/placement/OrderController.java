@@ -3,7 +3,10 @@ package io.flashstock.order.placement;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.web.InputRules;
 import io.flashstock.order.web.ProblemType;
+import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.Problems;
+import io.flashstock.warmup.WarmupProperties;
+import io.flashstock.warmup.WarmupTicket;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
@@ -32,11 +35,16 @@ public class OrderController {
     private final PlaceOrder placeOrder;
     private final PlaceOrderWithDbLock placeOrderWithDbLock;
     private final InputRules rules;
+    private final String warmupItemCode;
+    private final WarmupTicket warmupTicket;
 
-    OrderController(PlaceOrder placeOrder, PlaceOrderWithDbLock placeOrderWithDbLock, InputRules rules) {
+    OrderController(PlaceOrder placeOrder, PlaceOrderWithDbLock placeOrderWithDbLock, InputRules rules,
+                    WarmupProperties warmup, WarmupTicket warmupTicket) {
         this.placeOrder = placeOrder;
         this.placeOrderWithDbLock = placeOrderWithDbLock;
         this.rules = rules;
+        this.warmupItemCode = warmup.itemCode();
+        this.warmupTicket = warmupTicket;
     }
 
     /** The endpoint that sells through {@code gate}. */
@@ -52,21 +60,28 @@ public class OrderController {
     /** {@code produces} is checked before the order is placed, so a client that accepts no JSON changes nothing. */
     @PostMapping(path = PATH, consumes = MediaType.APPLICATION_JSON_VALUE, produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<?> place(@RequestBody PlaceOrderRequest request,
-                            @RequestHeader(name = IDEMPOTENCY_KEY, required = false) String idempotencyKey) {
-        var command = command(request, idempotencyKey);
+                            @RequestHeader(name = IDEMPOTENCY_KEY, required = false) String idempotencyKey,
+                            @RequestHeader(name = WarmupTicket.HEADER, required = false) String ticket) {
+        var command = command(request, idempotencyKey, ticket);
         return answer(command, placeOrder.place(command));
     }
 
     @PostMapping(path = DB_LOCK_PATH, consumes = MediaType.APPLICATION_JSON_VALUE,
             produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<?> placeWithDbLock(@RequestBody PlaceOrderRequest request,
-                                      @RequestHeader(name = IDEMPOTENCY_KEY, required = false) String idempotencyKey) {
-        var command = command(request, idempotencyKey);
+                                      @RequestHeader(name = IDEMPOTENCY_KEY, required = false) String idempotencyKey,
+                                      @RequestHeader(name = WarmupTicket.HEADER, required = false) String ticket) {
+        var command = command(request, idempotencyKey, ticket);
         return answer(command, placeOrderWithDbLock.place(command));
     }
 
-    private OrderCommand command(PlaceOrderRequest request, String idempotencyKey) {
+    private OrderCommand command(PlaceOrderRequest request, String idempotencyKey, String ticket) {
         rules.checkOrder(request.itemCode(), request.userId(), request.quantity(), idempotencyKey);
+        // only the warm-up's own orders: another's would be answered 200, then deleted by its clean-up
+        if (request.itemCode().equals(warmupItemCode) && !warmupTicket.admits(ticket)) {
+            throw new ProblemException(ProblemType.RESERVED_ITEM, "item " + warmupItemCode
+                    + " is reserved for the service's warm-up");
+        }
         return new OrderCommand(request.itemCode(), request.userId(), request.quantity(), idempotencyKey);
     }
 

@@ -40,13 +40,18 @@ class WarmupStock implements WarmupFixture {
     @Override
     public long cleanUp(String itemCode) {
         List<String> idempotencyKeys = jdbc.sql("""
-                        SELECT idempotency_key FROM purchase_order
-                        WHERE item_code = ? AND idempotency_key IS NOT NULL""")
-                .param(itemCode).query(String.class).list();
+                        SELECT o.idempotency_key FROM purchase_order o JOIN outbox_event e ON e.event_id = o.event_id
+                        WHERE o.item_code = ? AND o.idempotency_key IS NOT NULL AND e.status = ?""")
+                .params(itemCode, OutboxStatus.WARMUP.name()).query(String.class).list();
         long removed = transaction.execute(status -> {
+            // the warm-up's orders only (their outbox rows are WARMUP), whatever else an item of this code has
+            long orders = jdbc.sql("""
+                            DELETE o FROM purchase_order o JOIN outbox_event e ON e.event_id = o.event_id
+                            WHERE o.item_code = ? AND e.status = ?""")
+                    .params(itemCode, OutboxStatus.WARMUP.name()).update();
             jdbc.sql("DELETE FROM outbox_event WHERE aggregate_key = ? AND status = ?")
                     .params(itemCode, OutboxStatus.WARMUP.name()).update();
-            return (long) jdbc.sql("DELETE FROM purchase_order WHERE item_code = ?").param(itemCode).update();
+            return orders;
         });
         counters.delete(itemCode, idempotencyKeys);
         return removed;

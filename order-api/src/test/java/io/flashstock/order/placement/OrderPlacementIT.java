@@ -9,6 +9,7 @@ import io.flashstock.order.config.Utc;
 import io.flashstock.order.stock.StockKeys;
 import io.flashstock.warmup.WarmupFixture;
 import io.flashstock.warmup.WarmupProperties;
+import io.flashstock.warmup.WarmupTicket;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -93,6 +94,8 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
     private WarmupFixture warmupFixture;
     @Autowired
     private WarmupProperties warmup;
+    @Autowired
+    private WarmupTicket ticket;
     @Autowired
     private JsonMapper jsonMapper;
     @Autowired
@@ -447,7 +450,7 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
         String item = warmup.itemCode();
         warmupFixture.prepare(item, 10);
 
-        var answer = api().order(item, "warmup", 1, "Idempotency-Key", "warm-1");
+        var answer = api().order(item, "warmup", 1, "Idempotency-Key", "warm-1", WarmupTicket.HEADER, ticket.value());
 
         assertThat(answer.status()).isEqualTo(200);
         assertThat(jdbc.sql("SELECT status FROM outbox_event WHERE aggregate_key = ?").param(item)
@@ -457,7 +460,26 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
         assertThat(outboxCount(item, StockDeducted.TYPE)).isZero();
         assertThat(redis.countExistingKeys(List.of(StockKeys.counter(item), StockKeys.generation(item),
                 StockKeys.idempotency(item, "warm-1")))).isZero();
-        assertThat(api().order(item, "late", 1).code()).isEqualTo("UNKNOWN_ITEM");
+        assertThat(api().order(item, "late", 1).code()).isEqualTo("RESERVED_ITEM");
+    }
+
+    @Test
+    void anOrderForTheWarmupItemWithoutTheWarmupsTicketIsRefusedAndTakesNothing() {
+        String item = warmup.itemCode();
+        warmupFixture.prepare(item, 10);
+        try {
+            var noTicket = api().order(item, "outsider", 1);
+            var wrongTicket = api().order(item, "outsider", 1, WarmupTicket.HEADER, "0".repeat(32));
+
+            for (var answer : List.of(noTicket, wrongTicket)) {
+                assertThat(answer.status()).as("%s", answer).isEqualTo(409);
+                assertThat(answer.code()).isEqualTo("RESERVED_ITEM");
+            }
+            assertThat(redisCounter(item)).isEqualTo(10);
+            assertThat(orderCount(item)).isZero();
+        } finally {
+            warmupFixture.cleanUp(item);
+        }
     }
 
     @Test
