@@ -25,6 +25,7 @@ import java.time.Duration;
  * @param outage how orders are refused while the orders database is unreachable
  * @param inDoubt how orders whose commit could not be confirmed are settled
  * @param overload how many orders are handled at once before more are refused
+ * @param dbLock the DB-lock baseline's own connection pool
  */
 @ConfigurationProperties("flashstock.order")
 public record OrderSettings(
@@ -38,7 +39,8 @@ public record OrderSettings(
         @DefaultValue GroupCommit groupCommit,
         @DefaultValue Outage outage,
         @DefaultValue InDoubt inDoubt,
-        @DefaultValue Overload overload) {
+        @DefaultValue Overload overload,
+        @DefaultValue DbLock dbLock) {
 
     public OrderSettings {
         if (maxQuantity < 1) {
@@ -165,6 +167,25 @@ public record OrderSettings(
             if (maxInFlight < 0 || maxWait.isNegative()) {
                 throw new IllegalArgumentException("flashstock.order.overload needs max-in-flight >= 0 and a "
                         + "max-wait >= 0: " + maxInFlight + ", " + maxWait);
+            }
+        }
+    }
+
+    /**
+     * The DB-lock baseline's connection pool, apart from the orders pool, so that its orders, which hold a
+     * connection while they queue on their item's row lock, cannot take the Redis gate's connections.
+     *
+     * @param poolSize connections of the baseline
+     * @param connectionTimeout how long a baseline order waits for one; Hikari's default, as the published
+     *                          baselines use: the strategy queues every order of an item for a connection
+     */
+    public record DbLock(@DefaultValue("10") int poolSize, @DefaultValue("30s") Duration connectionTimeout) {
+
+        public DbLock {
+            if (poolSize < 1 || connectionTimeout.toMillis() < 250) {
+                throw new IllegalArgumentException("flashstock.order.db-lock needs pool-size >= 1 and a "
+                        + "connection-timeout of at least 250ms (Hikari's least): " + poolSize + ", "
+                        + connectionTimeout);
             }
         }
     }

@@ -2,7 +2,6 @@ package io.flashstock.order.placement;
 
 import io.flashstock.order.stock.Gate;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.stereotype.Component;
 
 import java.util.Optional;
 
@@ -13,7 +12,6 @@ import java.util.Optional;
  * row lock until its transaction (which also writes the order) commits: that queue is what the comparison
  * measures.
  */
-@Component
 class DbLockGate {
 
     private final JdbcClient jdbc;

@@ -6,7 +6,6 @@ import io.flashstock.contract.OutboxStatus;
 import io.flashstock.order.stock.Gate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Service;
 
 import java.time.Clock;
 import java.util.List;
@@ -14,9 +13,9 @@ import java.util.List;
 /**
  * Places an order through the DB-lock gate: ONE transaction locks the item's row, checks and decrements it,
  * and writes the order and its outbox row. Stock and order commit or roll back together, so there is
- * nothing to give back; answers and problem codes are those of {@link PlaceOrder}.
+ * nothing to give back; answers and problem codes are those of {@link PlaceOrder}. On its own connection pool
+ * ({@link DbLockBaseline}).
  */
-@Service
 class PlaceOrderWithDbLock {
 
     private static final Logger log = LoggerFactory.getLogger(PlaceOrderWithDbLock.class);

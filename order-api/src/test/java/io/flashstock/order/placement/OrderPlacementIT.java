@@ -57,6 +57,12 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
         FaultyCommits transactionManager(DataSource dataSource) {
             return new FaultyCommits(dataSource);
         }
+
+        /** The DB-lock baseline's commits, on its own pool, fail as the orders pool's are set to. */
+        @Bean
+        DbLockTransactions faultyDbLockCommits(FaultyCommits commits) {
+            return pool -> new FaultyCommits(pool, commits);
+        }
     }
 
     /** The real transaction manager, whose commit can be made to fail before or after it took effect. */
@@ -64,15 +70,22 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
         enum Fault { NONE, FAIL_WITHOUT_COMMITTING, FAIL_AFTER_COMMITTING }
 
         volatile Fault fault = Fault.NONE;
+        private final FaultyCommits faultsOf;
 
         FaultyCommits(DataSource dataSource) {
+            this(dataSource, null);
+        }
+
+        /** Commits on {@code dataSource} that fail as {@code faultsOf} is set to (another pool's, the same test). */
+        FaultyCommits(DataSource dataSource, FaultyCommits faultsOf) {
             super(dataSource);
+            this.faultsOf = faultsOf;
             setRollbackOnCommitFailure(true);
         }
 
         @Override
         protected void doCommit(DefaultTransactionStatus status) {
-            switch (fault) {
+            switch (faultsOf == null ? fault : faultsOf.fault) {
                 case NONE -> super.doCommit(status);
                 case FAIL_WITHOUT_COMMITTING -> {
                     doRollback(status);

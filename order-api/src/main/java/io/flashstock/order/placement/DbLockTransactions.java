@@ -1,0 +1,15 @@
+package io.flashstock.order.placement;
+
+import org.springframework.transaction.PlatformTransactionManager;
+
+import javax.sql.DataSource;
+
+/**
+ * Makes the DB-lock baseline's transaction manager over its own pool ({@link DbLockBaseline}); a plain
+ * {@code JdbcTransactionManager} unless the context provides one, as a test does to make its commits fail.
+ */
+@FunctionalInterface
+interface DbLockTransactions {
+
+    PlatformTransactionManager over(DataSource pool);
+}
