@@ -1,5 +1,8 @@
 package io.flashstock.order.placement;
 
+import java.time.Instant;
+import java.util.UUID;
+
 /**
  * What the gate stored for an Idempotency-Key when it first took stock for it, as the Lua script writes it:
  * {@code orderCode:quantity:remaining:generation:userId} (the user id last, as it may contain ':'). The
@@ -16,6 +19,16 @@ record FirstAnswer(String orderCode, int quantity, long remaining, long generati
         }
         return new FirstAnswer(parts[0], Integer.parseInt(parts[1]), Long.parseLong(parts[2]),
                 Long.parseLong(parts[3]), parts[4]);
+    }
+
+    /** As the Lua script stores it: the inverse of {@link #parse}. */
+    String stored() {
+        return orderCode + ":" + quantity + ":" + remaining + ":" + generation + ":" + userId;
+    }
+
+    /** When the first attempt made its order code (a UUIDv7, whose first 48 bits are its Unix time in ms). */
+    Instant madeAt() {
+        return Instant.ofEpochMilli(UUID.fromString(orderCode).getMostSignificantBits() >>> 16);
     }
 
     OrderAnswer answer(String itemCode) {

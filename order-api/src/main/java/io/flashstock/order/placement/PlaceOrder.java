@@ -3,6 +3,7 @@ package io.flashstock.order.placement;
 import com.fasterxml.uuid.Generators;
 import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 import io.flashstock.contract.OutboxStatus;
+import io.flashstock.order.config.OrderSettings;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockItems;
 import io.flashstock.order.stock.StockReload;
@@ -17,6 +18,7 @@ import org.springframework.stereotype.Service;
 import org.springframework.transaction.TransactionException;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -50,10 +52,12 @@ public class PlaceOrder {
     private final OrderMetrics metrics;
     private final OrderMetrics.Outcomes outcomes;
     private final Clock clock;
+    private final Duration abandonedAfter;
     private final String warmupItemCode;
 
     PlaceOrder(StockGate gate, GroupCommit groupCommit, OrderRows rows, InDoubtOrders inDoubt, DatabaseBreaker breaker, StockItems items,
-               StockReload reloads, OrderMetrics metrics, Clock clock, WarmupProperties warmup) {
+               StockReload reloads, OrderMetrics metrics, Clock clock, WarmupProperties warmup,
+               OrderSettings settings) {
         this.gate = gate;
         this.groupCommit = groupCommit;
         this.rows = rows;
@@ -64,6 +68,7 @@ public class PlaceOrder {
         this.metrics = metrics;
         this.outcomes = metrics.of(Gate.REDIS);
         this.clock = clock;
+        this.abandonedAfter = settings.redis().takeDeadline().plus(settings.redis().takeRecordTtl());
         this.warmupItemCode = warmup.itemCode();
     }
 
@@ -179,10 +184,34 @@ public class PlaceOrder {
             throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the first order", e);
         }
         if (!committed) {
-            return new Outcome.ReplayInProgress(first.orderCode());
+            return abandoned(first) && gate.forgetAbandoned(command, first) ? retryAbandoned(command)
+                    : new Outcome.ReplayInProgress(first.orderCode());
         }
         // not counted as accepted: that counts orders written, and this one was counted when it was
         return new Outcome.Accepted(first.answer(command.itemCode()));
+    }
+
+    /**
+     * Whether the first attempt is past the time in which its request could still write its order or give its stock
+     * back: its take was retried for at most the take deadline, and its take's record, which any write or give-back
+     * outlasts, has expired since. Before it, a retry is answered "in progress", never served twice.
+     */
+    private boolean abandoned(FirstAnswer first) {
+        return first.madeAt().plus(abandonedAfter).isBefore(clock.instant());
+    }
+
+    /**
+     * Serves a retry whose key's first attempt was abandoned (its order-api died, or its take's reply was lost),
+     * as a new attempt; then has the item's counter rebuilt, which counts back the units the abandoned attempt
+     * took. Were the abandoned order to commit after all, the unique key on its Idempotency-Key would refuse one
+     * of the two.
+     */
+    private Outcome retryAbandoned(OrderCommand command) {
+        log.info("the first attempt of Idempotency-Key {} on item {} was abandoned; the retry is served and the "
+                + "item's counter rebuilt", command.idempotencyKey(), command.itemCode());
+        Outcome outcome = place(command);
+        reloads.recount(command.itemCode());
+        return outcome;
     }
 
     /** The answer to a retry whose key's first order is in the database, though no longer in Redis. */

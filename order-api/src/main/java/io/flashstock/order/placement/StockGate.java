@@ -35,6 +35,8 @@ class StockGate {
             RedisScripts.loadWithLife("take-stock.lua", List.class);
     private static final RedisScript<Long> GIVE_BACK =
             RedisScripts.load("give-back.lua", Long.class);
+    private static final RedisScript<Long> FORGET_ABANDONED =
+            RedisScripts.load("forget-abandoned.lua", Long.class);
     private static final String OUTCOME_UNKNOWN =
             "the stock gate (Redis) did not answer; whether it took the stock is unknown";
 
@@ -102,6 +104,20 @@ class StockGate {
      */
     boolean giveBack(PlacedOrder order) {
         return giveBack(order, false);
+    }
+
+    /**
+     * Forgets the key of an order that took stock and was never committed, if nothing of its attempt is left
+     * that could still write it or give its stock back (its take's record, an in-doubt record).
+     *
+     * @return whether the key was forgotten; false while the attempt may still act, or when the key changed
+     */
+    boolean forgetAbandoned(OrderCommand command, FirstAnswer first) {
+        String item = command.itemCode();
+        Long forgotten = redis.execute(FORGET_ABANDONED, List.of(StockKeys.taken(item, first.orderCode()),
+                        StockKeys.inDoubt(item), StockKeys.idempotency(item, command.idempotencyKey())),
+                first.orderCode(), first.stored());
+        return forgotten != null && forgotten == 1L;
     }
 
     /**

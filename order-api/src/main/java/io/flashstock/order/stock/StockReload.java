@@ -88,13 +88,25 @@ public class StockReload {
      * order-api heals an item once at a time, and the reload lock makes it once across order-apis.
      */
     public void heal(String itemCode) {
+        inBackground(itemCode, false);
+    }
+
+    /**
+     * Rebuilds the item's counter in the background whatever it holds, like {@link #heal}: for units the engine
+     * knows are in no count (taken by an attempt that was abandoned before its commit).
+     */
+    public void recount(String itemCode) {
+        inBackground(itemCode, true);
+    }
+
+    private void inBackground(String itemCode, boolean always) {
         if (!healing.add(itemCode)) {
             return;
         }
         try {
             executor.execute(() -> {
                 try {
-                    healNow(itemCode);
+                    healNow(itemCode, always);
                 } finally {
                     healing.remove(itemCode);
                 }
@@ -105,7 +117,7 @@ public class StockReload {
         }
     }
 
-    private void healNow(String itemCode) {
+    private void healNow(String itemCode, boolean always) {
         try {
             var token = counters.lockReload(itemCode, settings.reload().lockTtl());
             if (token.isEmpty()) {
@@ -114,7 +126,7 @@ public class StockReload {
             try {
                 var item = items.find(itemCode);
                 // another order-api may have rebuilt it since the gate asked
-                if (item.isPresent() && (item.get().gate() == Gate.DB_LOCK
+                if (item.isPresent() && (always || item.get().gate() == Gate.DB_LOCK
                         || counters.trustedLoad(itemCode).orElse(-1) != item.get().loadEpoch())) {
                     rebuild(itemCode);
                     healed.increment();

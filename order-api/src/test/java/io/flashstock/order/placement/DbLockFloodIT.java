@@ -28,10 +28,11 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * A flood of DB-lock orders, every one queued on its item's row (held by this test) or waiting for a connection,
- * cannot refuse a single order of the Redis gate. The socket timeout is raised so that the queued statements
- * outlast the test's slowest step.
+ * cannot refuse a single order of the Redis gate. The socket timeout and the baseline's wait for a connection are
+ * raised so that the queued orders outlast the test's slowest step.
  */
-@TestPropertySource(properties = "spring.datasource.hikari.data-source-properties.socketTimeout=60000")
+@TestPropertySource(properties = {"spring.datasource.hikari.data-source-properties.socketTimeout=60000",
+        "flashstock.order.db-lock.connection-timeout=60s"})
 class DbLockFloodIT extends OrderApiIntegrationTest {
 
     /** More than the orders pool's 20 connections. */

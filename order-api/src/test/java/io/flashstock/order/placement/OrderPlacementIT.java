@@ -34,6 +34,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -330,6 +331,51 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
         assertThat(orderCount(item)).isEqualTo(1);
         assertThat(outboxCount(item, StockDeducted.TYPE)).isEqualTo(1);
         assertThat(redisCounter(item)).as("the retries' takes were given back").isEqualTo(7);
+    }
+
+    @Test
+    void aKeyWhoseFirstAttemptWasAbandonedLongAgoIsSettledAndTheRetryServed() {
+        String item = uniqueItem("idem-abandoned");
+        setStock(item, 5, null);
+        String abandoned = uuidV7At(Instant.now().minus(Duration.ofMinutes(10)));
+        // the first attempt took 2 units, then its order-api died before the commit, so long ago that the
+        // take's record has expired: no one can write that order or give its units back any more
+        gate.take(new OrderCommand(item, "pia", 2, "stuck-key"), abandoned);
+        redis.delete(StockKeys.taken(item, abandoned));
+        assertThat(redisCounter(item)).isEqualTo(3);
+
+        var retry = api().order(item, "pia", 2, "Idempotency-Key", "stuck-key");
+
+        assertThat(retry.status()).as("%s", retry).isEqualTo(200);
+        assertThat(retry.json().get("orderCode").asString()).isNotEqualTo(abandoned);
+        assertThat(orderCount(item)).isEqualTo(1);
+        await("the abandoned attempt's units are counted back by a rebuild").atMost(Duration.ofSeconds(20))
+                .until(() -> Long.valueOf(3).equals(redisCounter(item)));
+        assertThat(api().order(item, "pia", 2, "Idempotency-Key", "stuck-key").json()).isEqualTo(retry.json());
+    }
+
+    @Test
+    void aKeyWhoseFirstAttemptMayStillWriteStaysInProgress() {
+        String item = uniqueItem("idem-young");
+        setStock(item, 5, null);
+        String old = uuidV7At(Instant.now().minus(Duration.ofMinutes(10)));
+        // old, but its take's record is still there: its request may still commit or give back
+        gate.take(new OrderCommand(item, "pia", 2, "young-key"), old);
+
+        var retry = api().order(item, "pia", 2, "Idempotency-Key", "young-key");
+
+        assertThat(retry.status()).as("%s", retry).isEqualTo(409);
+        assertThat(retry.code()).isEqualTo("IDEMPOTENCY_IN_PROGRESS");
+        assertThat(redisCounter(item)).isEqualTo(3);
+        assertThat(orderCount(item)).isZero();
+    }
+
+    /** A UUIDv7 made at {@code time}, as order codes are. */
+    private static String uuidV7At(Instant time) {
+        var random = ThreadLocalRandom.current();
+        long high = (time.toEpochMilli() << 16) | 0x7000L | (random.nextLong() & 0x0FFFL);
+        long low = 0x8000_0000_0000_0000L | (random.nextLong() & 0x3FFF_FFFF_FFFF_FFFFL);
+        return new UUID(high, low).toString();
     }
 
     @Test
