@@ -113,6 +113,17 @@ class MalformedRequestIT extends OrderApiIntegrationTest {
                 "Idempotency-Key", "k".repeat(129)), 400, "INVALID_REQUEST"));
         cases.add(new Case("Idempotency-Key with a space", api -> post(api, ORDER, VALID,
                 "Idempotency-Key", "a b"), 400, "INVALID_REQUEST"));
+        cases.add(new Case("Idempotency-Key sent twice", api -> post(api, ORDER, VALID,
+                "Idempotency-Key", "k-1", "Idempotency-Key", "k-2"), 400, "INVALID_REQUEST"));
+        cases.add(new Case("Idempotency-Key sent twice with the same value", api -> post(api, ORDER, VALID,
+                "Idempotency-Key", "k-1", "Idempotency-Key", "k-1"), 400, "INVALID_REQUEST"));
+        // text that no store can keep as sent: a lone UTF-16 surrogate would be written as '?'
+        cases.add(order("lone high surrogate in userId", ApiClient.orderJson(ITEM, "u\\ud800", 1), 400,
+                "INVALID_REQUEST"));
+        cases.add(order("lone low surrogate in userId", ApiClient.orderJson(ITEM, "\\udc00u", 1), 400,
+                "INVALID_REQUEST"));
+        cases.add(order("surrogates in the wrong order in userId", ApiClient.orderJson(ITEM, "\\udc00\\ud800", 1),
+                400, "INVALID_REQUEST"));
         // size, media types, methods
         String big = ApiClient.orderJson("a".repeat(10_000), "u1", 1);
         cases.add(order("10,000-character itemCode (body over the limit)", big, 413, "BODY_TOO_LARGE"));
@@ -154,6 +165,10 @@ class MalformedRequestIT extends OrderApiIntegrationTest {
         cases.add(new Case("db-lock: text/plain", api -> api.request(DB_LOCK_ORDER).header("Content-Type", "text/plain")
                 .POST(HttpRequest.BodyPublishers.ofString(VALID)), 415, "UNSUPPORTED_MEDIA_TYPE"));
         cases.add(new Case("db-lock: GET", api -> api.request(DB_LOCK_ORDER).GET(), 405, "METHOD_NOT_ALLOWED"));
+        cases.add(new Case("db-lock: Idempotency-Key sent twice", api -> post(api, DB_LOCK_ORDER, VALID,
+                "Idempotency-Key", "k-1", "Idempotency-Key", "k-2"), 400, "INVALID_REQUEST"));
+        cases.add(dbLock("db-lock: lone surrogate in userId", ApiClient.orderJson(ITEM, "\\ud800", 1), 400,
+                "INVALID_REQUEST"));
         cases.add(new Case("db-lock: multipart form", api -> api.request(DB_LOCK_ORDER)
                 .header("Content-Type", "multipart/form-data; boundary=" + BOUNDARY)
                 .POST(HttpRequest.BodyPublishers.ofString(multipart(VALID))), 415, "UNSUPPORTED_MEDIA_TYPE"));
@@ -178,6 +193,10 @@ class MalformedRequestIT extends OrderApiIntegrationTest {
                 "Authorization", ADMIN).header("Content-Type", "application/x-www-form-urlencoded")
                 .PUT(HttpRequest.BodyPublishers.ofString("quantity=1&pad=" + "x".repeat(5_000))),
                 415, "UNSUPPORTED_MEDIA_TYPE"));
+        cases.add(new Case("non-ASCII itemCode on the reconciliation", api -> api.request(
+                "/admin/reconciliation?itemCode=k%C3%A4se", "Authorization", ADMIN).GET(), 400, "INVALID_REQUEST"));
+        cases.add(new Case("itemCode with a hash tag on the reconciliation", api -> api.request(
+                "/admin/reconciliation?itemCode=a%7Bb%7D", "Authorization", ADMIN).GET(), 400, "INVALID_REQUEST"));
         cases.add(new Case("invalid item code in the admin path", api -> api.request("/admin/items/a%7Bb%7D/stock",
                 "Authorization", ADMIN).header("Content-Type", "application/json")
                 .PUT(HttpRequest.BodyPublishers.ofString("{\"quantity\":1,\"perUserLimit\":null}")), 400, "INVALID_REQUEST"));
