@@ -38,9 +38,9 @@ final class Pipeline implements AutoCloseable {
     private final String stockDb = infra.createDatabase("stock");
     private final String topic = "stock-events-" + UUID.randomUUID().toString().substring(0, 8);
     private final String group = "stock-consumer-" + topic;
-    private final Map<String, String> orderApiBaseEnv;
+    private final Map<String, String> baseEnv;
     ServiceProcess orderApi;
-    final ServiceProcess relay;
+    ServiceProcess relay;
     final ServiceProcess consumer;
 
     Pipeline(Map<String, String> orderApiEnv) {
@@ -59,9 +59,9 @@ final class Pipeline implements AutoCloseable {
                 "STOCK_CONSUMER_GROUP", group));
         common.put("STOCK_ADMIN_TOKEN", ADMIN_TOKEN);
         common.put("STOCK_CONSUMER_URL", "http://127.0.0.1:" + consumerPort);
-        orderApiBaseEnv = common;
+        baseEnv = common;
         consumer = ServiceProcess.of("stock-consumer", consumerPort, List.of(), common).start();
-        relay = ServiceProcess.of("outbox-relay", FreePort.find(), List.of(), common).start();
+        relay = start("outbox-relay", Map.of());
         orderApi = startOrderApi(orderApiEnv);
         consumer.awaitReady(READY);
         relay.awaitReady(READY);
@@ -78,10 +78,21 @@ final class Pipeline implements AutoCloseable {
         return orderApi;
     }
 
+    /** Stops outbox-relay and starts it again with other settings; does not wait for readiness. */
+    ServiceProcess restartRelay(Map<String, String> settings) {
+        relay.close();
+        relay = start("outbox-relay", settings);
+        return relay;
+    }
+
     private ServiceProcess startOrderApi(Map<String, String> settings) {
-        Map<String, String> env = new HashMap<>(orderApiBaseEnv);
+        return start("order-api", settings);
+    }
+
+    private ServiceProcess start(String service, Map<String, String> settings) {
+        Map<String, String> env = new HashMap<>(baseEnv);
         env.putAll(settings);
-        return ServiceProcess.of("order-api", FreePort.find(), List.of(), env).start();
+        return ServiceProcess.of(service, FreePort.find(), List.of(), env).start();
     }
 
     private void createTopics() {

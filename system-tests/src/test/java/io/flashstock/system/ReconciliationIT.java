@@ -129,6 +129,29 @@ class ReconciliationIT {
         assertThat(healed.exitCode).as(healed.output).isZero();
     }
 
+    /** outbox-relay's own retention, with a retention of 1 ms, deletes every SENT row: the report stays exact. */
+    @Test
+    void theReportStaysExactAfterTheRelayDeletedTheSentRows() throws Exception {
+        String item = newItem("retired", 500);
+        placeConcurrently(item, 10);
+        awaitApplied(item, 10);
+
+        pipeline.restartRelay(Map.of("FLASHSTOCK_RELAY_RETENTION", "1ms",
+                "FLASHSTOCK_RELAY_RETENTION_INTERVAL", "200ms")).awaitReady(DEADLINE);
+        try {
+            await("the relay's retention deletes the item's rows").atMost(DEADLINE).until(() ->
+                    pipeline.countInOrders("SELECT COUNT(*) FROM outbox_event WHERE aggregate_key = ?", item) == 0);
+
+            Report report = reconcile(item, "--wait", "30");
+
+            assertThat(report.exitCode).as(report.output).isZero();
+            assertThat(report.item(item).at("/orders/count").asLong()).isEqualTo(10);
+            assertThat(report.item(item).at("/outbox/count").asLong()).isZero();
+        } finally {
+            pipeline.restartRelay(Map.of()).awaitReady(DEADLINE);
+        }
+    }
+
     @Test
     void stockDatabaseChangedByHandIsReported() throws Exception {
         String item = newItem("tampered", 500);

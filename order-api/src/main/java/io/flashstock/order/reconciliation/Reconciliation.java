@@ -85,14 +85,18 @@ public class Reconciliation {
         long unsent = t.unsent();
         long dead = t.dead();
 
+        Long stockQuantity = stock == null || stock.generation() != b.generation() ? null : stock.quantity();
+        long retired = t.count() - t.withOutboxRow();
+        long provenRetired = provenRetired(retired, t, stockQuantity == null ? 0 : stock.eventsApplied());
+
         List<Invariant> invariants = new ArrayList<>();
         invariants.add(b.gate() == Gate.DB_LOCK ? dbGateInvariant(b, expectedRemaining)
                 : redisInvariant(expectedRemaining, redisRemaining, inDoubtUnits(b.itemCode())));
-        invariants.add(Invariant.of(OUTBOX_MATCHES_ORDERS, t.count(), t.withOutboxRow(),
-                (t.count() - t.withOutboxRow()) + " orders have no outbox row"));
+        invariants.add(Invariant.of(OUTBOX_MATCHES_ORDERS, t.count(), t.withOutboxRow() + provenRetired,
+                (retired - provenRetired) + " orders have no outbox row: never written, or deleted once sent but "
+                        + "not yet applied in the stock database (" + provenRetired + " more were deleted once applied)"));
         invariants.add(Invariant.of(PIPELINE_DRAINED, 0, unsent + partitionLag,
                 unsent + " outbox rows unsent, " + partitionLag + " records not yet consumed on partition " + partition));
-        Long stockQuantity = stock == null || stock.generation() != b.generation() ? null : stock.quantity();
         String stockDetail = ledger.problem() != null ? ledger.problem()
                 : stock == null ? "stock database has no row for the item"
                 : stock.generation() != b.generation()
@@ -112,8 +116,21 @@ public class Reconciliation {
         return new ItemReconciliation(b.itemCode(), b.gate(), b.generation(), b.baseline(), b.perUserLimit(),
                 redisRemaining, b.dbRemaining(), expectedRemaining, new Totals(t.count(), t.quantity()),
                 new OutboxCounts(t.withOutboxRow(), t.quantityWithOutboxRow(), unsent,
-                        t.sent(), dead),
+                        t.sent(), dead, retired),
                 partition, partitionLag, stock, invariants);
+    }
+
+    /**
+     * Orders whose outbox row is gone that the stock database proves published. outbox-relay deletes a row only
+     * once Kafka acknowledged it and its retention passed (SentEventRetention), so such an order's event is
+     * expected among those the stock database applied for the generation. Of those, as many as there are rows
+     * still present that may have reached it (sent, dead, or claimed and not yet marked sent) are set aside; the
+     * rest can only be the deleted rows' events. Exact once the item's events are all consumed; while some are
+     * in flight it proves fewer, never more.
+     */
+    private static long provenRetired(long retired, OrderTotals t, long eventsApplied) {
+        long appliedWithoutRow = eventsApplied - t.sent() - t.dead() - t.claimedUnsent();
+        return Math.max(0, Math.min(retired, appliedWithoutRow));
     }
 
     private static Invariant redisInvariant(long expectedRemaining, Long redisRemaining, long inDoubtUnits) {
@@ -156,10 +173,13 @@ public class Reconciliation {
                             Long dbRemaining) {
     }
 
-    /** An item's orders of its current generation, and the states of their outbox rows. */
+    /**
+     * An item's orders of its current generation, and the states of their outbox rows; {@code claimedUnsent}
+     * of the unsent ones were claimed by a relay at least once, so they may have been published.
+     */
     private record OrderTotals(long count, long quantity, long withOutboxRow, long quantityWithOutboxRow,
-                               long unsent, long sent, long dead) {
-        static final OrderTotals NONE = new OrderTotals(0, 0, 0, 0, 0, 0, 0);
+                               long unsent, long sent, long dead, long claimedUnsent) {
+        static final OrderTotals NONE = new OrderTotals(0, 0, 0, 0, 0, 0, 0, 0);
     }
 
     private List<Baseline> baselines(Optional<String> itemCode) {
@@ -178,7 +198,8 @@ public class Reconciliation {
                                COALESCE(SUM(CASE WHEN e.id IS NULL THEN 0 ELSE o.quantity END), 0),
                                COALESCE(SUM(CASE WHEN e.status = 'NEW' THEN 1 ELSE 0 END), 0),
                                COALESCE(SUM(CASE WHEN e.status = 'SENT' THEN 1 ELSE 0 END), 0),
-                               COALESCE(SUM(CASE WHEN e.status = 'DEAD' THEN 1 ELSE 0 END), 0)
+                               COALESCE(SUM(CASE WHEN e.status = 'DEAD' THEN 1 ELSE 0 END), 0),
+                               COALESCE(SUM(CASE WHEN e.status = 'NEW' AND e.attempts > 0 THEN 1 ELSE 0 END), 0)
                         FROM purchase_order o
                         JOIN stock_item s ON s.item_code = o.item_code AND s.generation = o.generation
                         LEFT JOIN outbox_event e ON e.event_id = o.event_id
@@ -186,7 +207,7 @@ public class Reconciliation {
                 .params(itemParams(itemCode))
                 .query((rs, n) -> Map.entry(rs.getString(1),
                         new OrderTotals(rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5), rs.getLong(6),
-                                rs.getLong(7), rs.getLong(8))))
+                                rs.getLong(7), rs.getLong(8), rs.getLong(9))))
                 .list().stream().collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
     }
 

@@ -1,5 +1,6 @@
 package io.flashstock.order.reconciliation;
 
+import io.flashstock.order.web.InputRules;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -13,15 +14,20 @@ import java.util.Optional;
 class ReconciliationController {
 
     private final Reconciliation reconciliation;
+    private final InputRules rules;
 
-    ReconciliationController(Reconciliation reconciliation) {
+    ReconciliationController(Reconciliation reconciliation, InputRules rules) {
         this.reconciliation = reconciliation;
+        this.rules = rules;
     }
 
+    /** An item code no item can have is refused before any query: a non-ASCII one would fail in SQL (ascii column). */
     @GetMapping("/admin/reconciliation")
     ReconciliationReport report(@RequestParam Optional<String> itemCode) {
+        Optional<String> item = itemCode.filter(c -> !c.isBlank());
+        item.ifPresent(rules::checkItemCode);
         try {
-            return reconciliation.report(itemCode.filter(c -> !c.isBlank()));
+            return reconciliation.report(item);
         } catch (IllegalStateException e) {
             // Kafka did not answer: without offsets, no invariant about the pipeline can be judged
             throw new ProblemException(ProblemType.RECONCILIATION_SOURCE_UNAVAILABLE, e.getMessage(), e);

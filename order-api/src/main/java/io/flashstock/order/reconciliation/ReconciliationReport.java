@@ -31,7 +31,11 @@ public record ReconciliationReport(Instant generatedAt, boolean exact, boolean d
     public record Totals(long count, long quantity) {
     }
 
-    public record OutboxCounts(long count, long quantity, long unsent, long sent, long dead) {
+    /**
+     * The outbox rows of the item's orders; {@code retired} counts orders whose row is no longer there, which
+     * outbox-relay deletes once sent and past its retention.
+     */
+    public record OutboxCounts(long count, long quantity, long unsent, long sent, long dead, long retired) {
     }
 
     /**

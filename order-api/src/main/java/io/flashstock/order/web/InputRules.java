@@ -40,6 +40,10 @@ public class InputRules {
             errors.add("userId must be at most " + USER_ID_MAX_LENGTH + " characters");
         } else if (userId.chars().anyMatch(Character::isISOControl)) {
             errors.add("userId must not contain control characters");
+        } else if (userId.codePoints().anyMatch(c -> Character.getType(c) == Character.SURROGATE)) {
+            // a surrogate left without its pair after decoding: UTF-8 cannot carry it, so Redis and the
+            // database would both store '?', and two such ids would be one user
+            errors.add("userId must be valid Unicode (a UTF-16 surrogate without its pair is not)");
         }
         if (quantity == null) {
             errors.add("quantity is required");

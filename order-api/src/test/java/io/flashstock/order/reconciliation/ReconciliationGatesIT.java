@@ -3,43 +3,28 @@ package io.flashstock.order.reconciliation;
 import io.flashstock.order.OrderApiIntegrationTest;
 import io.flashstock.order.reconciliation.ReconciliationReport.Invariant;
 import io.flashstock.order.reconciliation.ReconciliationReport.ItemReconciliation;
-import io.flashstock.order.reconciliation.ReconciliationReport.KafkaPosition;
-import io.flashstock.order.reconciliation.ReconciliationReport.PartitionPosition;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import org.springframework.test.web.client.MockRestServiceServer;
 import org.springframework.transaction.support.TransactionTemplate;
-import org.springframework.web.client.RestClient;
 
-import java.net.URI;
-import java.time.Clock;
-import java.time.Duration;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.springframework.test.web.client.match.MockRestRequestMatchers.requestTo;
-import static org.springframework.test.web.client.response.MockRestResponseCreators.withSuccess;
 
 /**
  * The report's first invariant follows the item's gate, and an oversold item is named so whatever its gate. The
- * report is built over the real orders database and Redis, with Kafka (fully consumed) and stock-consumer's
- * answer stood in for, so no pipeline has to run.
+ * report is built over the real orders database and Redis, with Kafka and stock-consumer stood in for
+ * ({@link StandInSources}).
  */
 class ReconciliationGatesIT extends OrderApiIntegrationTest {
-
-    private static final String STOCK_CONSUMER = "http://stock-consumer.test";
-    private static final int PARTITIONS = 3;
 
     /** order-api's pool hands out non-autocommit connections: a write stands only once committed. */
     @Autowired
@@ -156,37 +141,11 @@ class ReconciliationGatesIT extends OrderApiIntegrationTest {
         return fullReport(item, stockQuantity, eventsApplied).items().get(0);
     }
 
-    /** The report of the item, with every record consumed and stock-consumer reporting {@code quantity} left. */
     private ReconciliationReport fullReport(String item, long stockQuantity, long eventsApplied) {
-        var builder = RestClient.builder().baseUrl(STOCK_CONSUMER);
-        MockRestServiceServer.bindTo(builder).build()
-                .expect(requestTo(STOCK_CONSUMER + "/stock/items"))
-                .andRespond(withSuccess("[{\"itemCode\":\"" + item + "\",\"generation\":1,\"baseline\":10,"
-                        + "\"quantity\":" + stockQuantity + ",\"eventsApplied\":" + eventsApplied
-                        + ",\"anomalies\":0}]", MediaType.APPLICATION_JSON));
-        var reconciliation = new Reconciliation(jdbc, redis, new ConsumedKafka(), builder.build(), Clock.systemUTC());
-        var report = reconciliation.report(Optional.of(item));
-        assertThat(report.items()).hasSize(1);
-        return report;
+        return StandInSources.report(jdbc, redis, item, stockQuantity, eventsApplied);
     }
 
     private static Map<String, Invariant> byName(ItemReconciliation item) {
         return item.invariants().stream().collect(Collectors.toMap(Invariant::name, i -> i));
-    }
-
-    /** A stock topic whose every record the consumer group has committed. */
-    private static final class ConsumedKafka extends KafkaPositions {
-
-        ConsumedKafka() {
-            super(null, new ReconciliationProperties(URI.create(STOCK_CONSUMER), "unused:9092", "stock-events",
-                    "stock-consumer", Duration.ofSeconds(1)));
-        }
-
-        @Override
-        KafkaPosition read() {
-            var partitions = IntStream.range(0, PARTITIONS)
-                    .mapToObj(p -> new PartitionPosition(p, 7, 7, 0)).toList();
-            return new KafkaPosition("stock-events", "stock-consumer", 21, 21, 0, 0, partitions);
-        }
     }
 }

@@ -51,6 +51,15 @@ class InputRulesTest {
     }
 
     @Test
+    void userIdsAreValidUnicode() {
+        assertThatCode(() -> rules.checkOrder("a", "fan-\ud83d\ude00", 1, null)).as("a surrogate pair: 😀")
+                .doesNotThrowAnyException();
+        assertThatThrownBy(() -> rules.checkOrder("a", "u\ud800", 1, null)).hasMessageContaining("valid Unicode");
+        assertThatThrownBy(() -> rules.checkOrder("a", "\udc00u", 1, null)).hasMessageContaining("valid Unicode");
+        assertThatThrownBy(() -> rules.checkOrder("a", "\ude00\ud83d", 1, null)).hasMessageContaining("valid Unicode");
+    }
+
+    @Test
     void userIdsAreAtMost64CharactersWithoutControlCharacters() {
         assertThatCode(() -> rules.checkOrder("a", "ü:user@example.com", 1, null)).doesNotThrowAnyException();
         assertThatCode(() -> rules.checkOrder("a", "u".repeat(64), 1, null)).doesNotThrowAnyException();

@@ -3,25 +3,41 @@ package io.flashstock.order.web;
 import io.flashstock.order.ApiClient;
 import io.flashstock.order.OrderApiIntegrationTest;
 import io.flashstock.order.stock.StockKeys;
+import jakarta.servlet.ServletContext;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.context.TestPropertySource;
+import org.springframework.web.context.WebApplicationContext;
 
 import java.io.ByteArrayInputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.SocketException;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A battery of bad requests: each is answered with its 4xx problem+json and stable code, and none changes
- * the item's Redis keys, its baseline, or any order or outbox row.
+ * the item's Redis keys, its baseline, or any order or outbox row. Tomcat's connection timeout is raised for
+ * this class, so that a server that waited for a body before answering would be seen waiting, not cut off.
  */
+@TestPropertySource(properties = "server.tomcat.connection-timeout=120s")
 class MalformedRequestIT extends OrderApiIntegrationTest {
 
     private static final String ITEM = uniqueItem("battery");
@@ -30,6 +46,11 @@ class MalformedRequestIT extends OrderApiIntegrationTest {
     private static final String STOCK = "/admin/items/" + ITEM + "/stock";
     private static final String VALID = ApiClient.orderJson(ITEM, "u1", 1);
     private static final long STOCK_UNITS = 7;
+    private static final String BOUNDARY = "hostile-boundary";
+    private static final Duration ANSWERED = Duration.ofSeconds(60);
+
+    @Autowired
+    private WebApplicationContext context;
 
     @DynamicPropertySource
     static void infrastructure(DynamicPropertyRegistry registry) {
@@ -92,6 +113,17 @@ class MalformedRequestIT extends OrderApiIntegrationTest {
                 "Idempotency-Key", "k".repeat(129)), 400, "INVALID_REQUEST"));
         cases.add(new Case("Idempotency-Key with a space", api -> post(api, ORDER, VALID,
                 "Idempotency-Key", "a b"), 400, "INVALID_REQUEST"));
+        cases.add(new Case("Idempotency-Key sent twice", api -> post(api, ORDER, VALID,
+                "Idempotency-Key", "k-1", "Idempotency-Key", "k-2"), 400, "INVALID_REQUEST"));
+        cases.add(new Case("Idempotency-Key sent twice with the same value", api -> post(api, ORDER, VALID,
+                "Idempotency-Key", "k-1", "Idempotency-Key", "k-1"), 400, "INVALID_REQUEST"));
+        // text that no store can keep as sent: a lone UTF-16 surrogate would be written as '?'
+        cases.add(order("lone high surrogate in userId", ApiClient.orderJson(ITEM, "u\\ud800", 1), 400,
+                "INVALID_REQUEST"));
+        cases.add(order("lone low surrogate in userId", ApiClient.orderJson(ITEM, "\\udc00u", 1), 400,
+                "INVALID_REQUEST"));
+        cases.add(order("surrogates in the wrong order in userId", ApiClient.orderJson(ITEM, "\\udc00\\ud800", 1),
+                400, "INVALID_REQUEST"));
         // size, media types, methods
         String big = ApiClient.orderJson("a".repeat(10_000), "u1", 1);
         cases.add(order("10,000-character itemCode (body over the limit)", big, 413, "BODY_TOO_LARGE"));
@@ -105,6 +137,13 @@ class MalformedRequestIT extends OrderApiIntegrationTest {
                 .header("Content-Type", "application/x-www-form-urlencoded")
                 .POST(HttpRequest.BodyPublishers.ofString("itemCode=" + ITEM + "&userId=u1&quantity=1")),
                 415, "UNSUPPORTED_MEDIA_TYPE"));
+        cases.add(new Case("multipart form", api -> api.request(ORDER)
+                .header("Content-Type", "multipart/form-data; boundary=" + BOUNDARY)
+                .POST(HttpRequest.BodyPublishers.ofString(multipart(VALID))), 415, "UNSUPPORTED_MEDIA_TYPE"));
+        cases.add(new Case("form encoded PUT", api -> api.request(ORDER)
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .PUT(HttpRequest.BodyPublishers.ofString("itemCode=" + ITEM + "&userId=u1&quantity=1")),
+                405, "METHOD_NOT_ALLOWED"));
         cases.add(new Case("no content type", api -> api.request(ORDER)
                 .POST(HttpRequest.BodyPublishers.ofString(VALID)), 415, "UNSUPPORTED_MEDIA_TYPE"));
         cases.add(new Case("GET", api -> api.request(ORDER).GET(), 405, "METHOD_NOT_ALLOWED"));
@@ -126,6 +165,13 @@ class MalformedRequestIT extends OrderApiIntegrationTest {
         cases.add(new Case("db-lock: text/plain", api -> api.request(DB_LOCK_ORDER).header("Content-Type", "text/plain")
                 .POST(HttpRequest.BodyPublishers.ofString(VALID)), 415, "UNSUPPORTED_MEDIA_TYPE"));
         cases.add(new Case("db-lock: GET", api -> api.request(DB_LOCK_ORDER).GET(), 405, "METHOD_NOT_ALLOWED"));
+        cases.add(new Case("db-lock: Idempotency-Key sent twice", api -> post(api, DB_LOCK_ORDER, VALID,
+                "Idempotency-Key", "k-1", "Idempotency-Key", "k-2"), 400, "INVALID_REQUEST"));
+        cases.add(dbLock("db-lock: lone surrogate in userId", ApiClient.orderJson(ITEM, "\\ud800", 1), 400,
+                "INVALID_REQUEST"));
+        cases.add(new Case("db-lock: multipart form", api -> api.request(DB_LOCK_ORDER)
+                .header("Content-Type", "multipart/form-data; boundary=" + BOUNDARY)
+                .POST(HttpRequest.BodyPublishers.ofString(multipart(VALID))), 415, "UNSUPPORTED_MEDIA_TYPE"));
         // admin
         cases.add(admin("reset without token", null, "{\"quantity\":1,\"perUserLimit\":null}", 401, "ADMIN_UNAUTHORIZED"));
         cases.add(admin("reset with a wrong token", "Bearer nope", "{\"quantity\":1,\"perUserLimit\":null}",
@@ -140,6 +186,17 @@ class MalformedRequestIT extends OrderApiIntegrationTest {
         cases.add(admin("unknown gate", ADMIN, "{\"quantity\":5,\"gate\":\"mysql\"}", 400, "INVALID_REQUEST"));
         cases.add(admin("gate in capitals", ADMIN, "{\"quantity\":5,\"gate\":\"DB-LOCK\"}", 400, "INVALID_REQUEST"));
         cases.add(admin("numeric gate", ADMIN, "{\"quantity\":5,\"gate\":1}", 400, "INVALID_REQUEST"));
+        cases.add(new Case("multipart stock reset", api -> api.request(STOCK, "Authorization", ADMIN)
+                .header("Content-Type", "multipart/form-data; boundary=" + BOUNDARY)
+                .PUT(HttpRequest.BodyPublishers.ofString(multipart("{\"quantity\":1}"))), 415, "UNSUPPORTED_MEDIA_TYPE"));
+        cases.add(new Case("form encoded stock reset over the body limit", api -> api.request(STOCK,
+                "Authorization", ADMIN).header("Content-Type", "application/x-www-form-urlencoded")
+                .PUT(HttpRequest.BodyPublishers.ofString("quantity=1&pad=" + "x".repeat(5_000))),
+                415, "UNSUPPORTED_MEDIA_TYPE"));
+        cases.add(new Case("non-ASCII itemCode on the reconciliation", api -> api.request(
+                "/admin/reconciliation?itemCode=k%C3%A4se", "Authorization", ADMIN).GET(), 400, "INVALID_REQUEST"));
+        cases.add(new Case("itemCode with a hash tag on the reconciliation", api -> api.request(
+                "/admin/reconciliation?itemCode=a%7Bb%7D", "Authorization", ADMIN).GET(), 400, "INVALID_REQUEST"));
         cases.add(new Case("invalid item code in the admin path", api -> api.request("/admin/items/a%7Bb%7D/stock",
                 "Authorization", ADMIN).header("Content-Type", "application/json")
                 .PUT(HttpRequest.BodyPublishers.ofString("{\"quantity\":1,\"perUserLimit\":null}")), 400, "INVALID_REQUEST"));
@@ -160,6 +217,12 @@ class MalformedRequestIT extends OrderApiIntegrationTest {
                     .PUT(HttpRequest.BodyPublishers.ofString(body));
             return authorization == null ? request : request.header("Authorization", authorization);
         }, status, code);
+    }
+
+    /** A multipart/form-data body with one part holding {@code content}. */
+    private static String multipart(String content) {
+        return "--" + BOUNDARY + "\r\nContent-Disposition: form-data; name=\"order\"\r\n"
+                + "Content-Type: application/json\r\n\r\n" + content + "\r\n--" + BOUNDARY + "--\r\n";
     }
 
     private static HttpRequest.Builder post(ApiClient api, String path, String body, String... headers) {
@@ -192,5 +255,96 @@ class MalformedRequestIT extends OrderApiIntegrationTest {
         assertThat(jdbc.sql("SELECT COUNT(*) FROM outbox_event").query(Long.class).single()).isEqualTo(1);
         assertThat(jdbc.sql("SELECT generation FROM stock_item WHERE item_code = ?").param(ITEM)
                 .query(Long.class).single()).isEqualTo(1);
+    }
+
+    /**
+     * Tomcat parses a multipart body when asked for its parts, and spools every part to disk as it reads it;
+     * Spring's multipart resolver used to ask before any handler ran. The body here is declared far longer
+     * than sent, so a server that parses it waits for the rest with a part spooled, and one that does not
+     * answers at once.
+     */
+    @Test
+    void aMultipartBodyIsRefusedWithoutBeingParsedOrSpooledToDisk() throws IOException {
+        Path spool = ((File) context.getServletContext().getAttribute(ServletContext.TEMPDIR)).toPath();
+        String part = "--" + BOUNDARY + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.bin\"\r\n"
+                + "Content-Type: application/octet-stream\r\n\r\n" + "x".repeat(16_384);
+
+        try (var client = new PartialRequest(port, "POST", ORDER, "multipart/form-data; boundary=" + BOUNDARY,
+                1_000_000, part)) {
+            await("an answer, or a spooled part").atMost(ANSWERED)
+                    .until(() -> client.answerStarted() || !filesUnder(spool).isEmpty());
+
+            assertThat(filesUnder(spool)).as("files spooled under %s", spool).isEmpty();
+            String answer = client.answer();
+            assertThat(answer).startsWith("HTTP/1.1 415").contains("application/problem+json")
+                    .contains("\"code\":\"UNSUPPORTED_MEDIA_TYPE\"");
+        }
+        assertThat(redisCounter(ITEM)).isEqualTo(STOCK_UNITS);
+        assertThat(jdbc.sql("SELECT COUNT(*) FROM purchase_order").query(Long.class).single()).isZero();
+    }
+
+    /** Nothing reads a form body (getParameter) before the handler refuses its media type. */
+    @Test
+    void aFormBodyIsRefusedBeforeItIsRead() throws IOException {
+        try (var client = new PartialRequest(port, "POST", ORDER, "application/x-www-form-urlencoded", 100_000,
+                "itemCode=" + ITEM + "&userId=u1&quantity=1&pad=")) {
+            await("an answer before the body is complete").atMost(ANSWERED).until(client::answerStarted);
+
+            assertThat(client.answer()).startsWith("HTTP/1.1 415").contains("\"code\":\"UNSUPPORTED_MEDIA_TYPE\"");
+        }
+        assertThat(redisCounter(ITEM)).isEqualTo(STOCK_UNITS);
+        assertThat(jdbc.sql("SELECT COUNT(*) FROM purchase_order").query(Long.class).single()).isZero();
+    }
+
+    private static List<Path> filesUnder(Path directory) throws IOException {
+        if (!Files.isDirectory(directory)) {
+            return List.of();
+        }
+        try (var files = Files.walk(directory)) {
+            return files.filter(Files::isRegularFile).toList();
+        }
+    }
+
+    /** A request whose head declares {@code contentLength} bytes of body, of which only {@code bodyStart} is sent. */
+    private static final class PartialRequest implements AutoCloseable {
+
+        private final Socket socket;
+
+        PartialRequest(int port, String method, String path, String contentType, int contentLength, String bodyStart)
+                throws IOException {
+            socket = new Socket("127.0.0.1", port);
+            socket.setSoTimeout((int) ANSWERED.toMillis());
+            OutputStream out = socket.getOutputStream();
+            out.write((method + " " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: " + contentType
+                    + "\r\nContent-Length: " + contentLength + "\r\n\r\n" + bodyStart)
+                    .getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+        }
+
+        boolean answerStarted() throws IOException {
+            return socket.getInputStream().available() > 0;
+        }
+
+        /** The answer: the rest of the body is never sent, and the server closes once it sees the end of input. */
+        String answer() throws IOException {
+            socket.shutdownOutput();
+            var answer = new StringBuilder();
+            byte[] buffer = new byte[4096];
+            try {
+                for (int n; (n = socket.getInputStream().read(buffer)) >= 0; ) {
+                    answer.append(new String(buffer, 0, n, StandardCharsets.ISO_8859_1));
+                }
+            } catch (SocketException resetAfterTheAnswer) {
+                if (answer.isEmpty()) {
+                    throw resetAfterTheAnswer;
+                }
+            }
+            return answer.toString();
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
     }
 }
