@@ -30,9 +30,9 @@ class SpikeIT extends OrderApiIntegrationTest {
     @DynamicPropertySource
     static void infrastructure(DynamicPropertyRegistry registry) {
         sharedInfrastructure(registry, "spike");
-        // the DB-lock gate queues every order of the item for a pool connection and then the row lock: the
-        // service's 1 s pool timeout (fail fast when the database is gone) would answer the end of that queue 503
-        registry.add("spring.datasource.hikari.connection-timeout", () -> "10000");
+        // the DB-lock gate queues every order of the item for one of its pool's connections and then the row lock:
+        // its 1 s wait for a connection (fail fast when the database is gone) would answer the end of that queue 503
+        registry.add("flashstock.order.db-lock.connection-timeout", () -> "10s");
         // likewise 500 takes at once on two cores, test clients included, may queue past the 1 s Redis timeout
         registry.add("spring.data.redis.timeout", () -> "10s");
     }
