@@ -15,11 +15,15 @@ import java.time.Duration;
  * @param maxClockSkew how far ahead of this service's clock an event's occurredAt may be; a later one is
  *                     dead-lettered (order-api's clock cannot be that far ahead, and the database's DATETIME
  *                     columns end in the year 9999)
+ * @param stuckAfter   a batch still running after this long makes liveness DOWN (health component
+ *                     {@code batchProgress}), so that a listener hung on something without a timeout is restarted;
+ *                     keep it well above the longest healthy batch (lock waits, statements up to the socket timeout)
  */
 @ConfigurationProperties("flashstock.consumer")
 public record ConsumerProperties(@DefaultValue(StockTopics.EVENTS) String topic,
                                  @DefaultValue Retry retry,
-                                 @DefaultValue("5m") Duration maxClockSkew) {
+                                 @DefaultValue("5m") Duration maxClockSkew,
+                                 @DefaultValue("2m") Duration stuckAfter) {
 
     /**
      * @param initialInterval      wait before the first retry of a failed batch

@@ -37,16 +37,18 @@ class StockEventListener {
     private final StockLedger ledger;
     private final DeadLetters deadLetters;
     private final LedgerMetrics metrics;
+    private final BatchesInFlight inFlight;
     private final Duration dedupeWindow;
     private final Duration maxClockSkew;
     private final Clock clock;
 
     StockEventListener(ItemLocks locks, StockLedger ledger, DeadLetters deadLetters, LedgerMetrics metrics,
-                       RetentionProperties retention, ConsumerProperties consumer) {
+                       BatchesInFlight inFlight, RetentionProperties retention, ConsumerProperties consumer) {
         this.locks = locks;
         this.ledger = ledger;
         this.deadLetters = deadLetters;
         this.metrics = metrics;
+        this.inFlight = inFlight;
         this.dedupeWindow = retention.processedEvents();
         this.maxClockSkew = consumer.maxClockSkew();
         this.clock = Clock.systemUTC();
@@ -57,13 +59,15 @@ class StockEventListener {
     void onBatch(List<ConsumerRecord<String, StockEvent>> records) {
         Instant now = clock.instant();
         Triage triage = Triage.of(records, new Triage.Times(now.minus(dedupeWindow), now.plus(maxClockSkew)));
-        try {
+        try (var batch = inFlight.start()) {
             applyBatch(triage);
         } catch (RuntimeException e) {
             if (!RecordFailures.causedByRecord(e)) {
                 throw new BatchListenerFailedException("batch failed: " + mostSpecific(e), e, records.get(0));
             }
-            applyOneByOne(triage);
+            try (var batch = inFlight.start()) {
+                applyOneByOne(triage);
+            }
         }
     }
 
