@@ -42,15 +42,15 @@ class EffectiveSettingsLog {
         Integer concurrency = kafka.getListener().getConcurrency();
         ConsumerProperties.Retry retry = consumer.retry();
         log.info("stock-consumer settings: topic={} group={} concurrency={} max.poll.records={} ack-mode={} "
-                        + "lock={} lock.wait={} lock.lease={} retry={}..{} x{} (unlimited) "
-                        + "processed-event retention={} every {} db.pool={}",
+                        + "lock={} lock.wait={} lock.lease={} retry={}..{} x{} (unlimited; {} attempts of a refused "
+                        + "record) processed-event retention={} every {} stuck-after={} db.pool={}",
                 consumer.topic(), consumerConfig.get(ConsumerConfig.GROUP_ID_CONFIG),
                 concurrency == null ? 1 : concurrency,
                 consumerConfig.getOrDefault(ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
                         ConsumerConfig.DEFAULT_MAX_POLL_RECORDS),
                 kafka.getListener().getAckMode(), lock.mode(), lock.waitTime(), lock.leaseTime(),
-                retry.initialInterval(), retry.maxInterval(), retry.multiplier(),
-                retention.processedEvents(), retention.interval(), poolSize());
+                retry.initialInterval(), retry.maxInterval(), retry.multiplier(), retry.refusedRecordAttempts(),
+                retention.processedEvents(), retention.interval(), consumer.stuckAfter(), poolSize());
     }
 
     private Object poolSize() {

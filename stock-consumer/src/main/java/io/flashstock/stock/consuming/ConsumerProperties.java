@@ -10,20 +10,34 @@ import java.time.Duration;
  * What the consumer reads and how it retries. Kafka's own knobs (group id, concurrency, max.poll.records) are
  * Spring Boot's {@code spring.kafka.*} settings.
  *
- * @param topic the topic of stock events; records that cannot be applied go to {@code <topic>-dlt}
- * @param retry back-off of a batch that failed for a transient reason (database or Redis down, lock wait ran
- *              out, dead-letter topic unreachable); such a batch is retried without limit, never dead-lettered
+ * @param topic        the topic of stock events; records that cannot be applied go to {@code <topic>-dlt}
+ * @param retry        back-off of a batch that failed
+ * @param maxClockSkew how far ahead of this service's clock an event's occurredAt may be; a later one is
+ *                     dead-lettered (order-api's clock cannot be that far ahead, and the database's DATETIME
+ *                     columns end in the year 9999)
+ * @param stuckAfter   a batch still running after this long makes liveness DOWN (health component
+ *                     {@code batchProgress}), so that a listener hung on something without a timeout is restarted;
+ *                     keep it well above the longest healthy batch (lock waits, statements up to the socket timeout)
  */
 @ConfigurationProperties("flashstock.consumer")
-public record ConsumerProperties(@DefaultValue(StockTopics.EVENTS) String topic, @DefaultValue Retry retry) {
+public record ConsumerProperties(@DefaultValue(StockTopics.EVENTS) String topic,
+                                 @DefaultValue Retry retry,
+                                 @DefaultValue("5m") Duration maxClockSkew,
+                                 @DefaultValue("2m") Duration stuckAfter) {
 
     /**
-     * @param initialInterval wait before the first retry of a failed batch
-     * @param multiplier      factor applied to the wait after each failed retry
-     * @param maxInterval     longest wait between two retries
+     * @param initialInterval      wait before the first retry of a failed batch
+     * @param multiplier           factor applied to the wait after each failed retry
+     * @param maxInterval          longest wait between two retries; a batch that failed for a transient reason
+     *                             (database or Redis down, lock wait ran out, dead-letter topic unreachable) is
+     *                             retried without limit, never dead-lettered
+     * @param refusedRecordAttempts attempts of a record that the database or the ledger refuses (a data or
+     *                             constraint error, a generation too far ahead), {@code initialInterval} apart,
+     *                             before it goes to the dead-letter topic and its partition moves on
      */
     public record Retry(@DefaultValue("500ms") Duration initialInterval,
                         @DefaultValue("2") double multiplier,
-                        @DefaultValue("30s") Duration maxInterval) {
+                        @DefaultValue("30s") Duration maxInterval,
+                        @DefaultValue("3") int refusedRecordAttempts) {
     }
 }

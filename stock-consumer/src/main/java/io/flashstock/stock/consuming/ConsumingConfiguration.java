@@ -5,7 +5,6 @@ import io.flashstock.contract.StockTopics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serializer;
@@ -23,16 +22,20 @@ import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.RetryListener;
+import org.springframework.kafka.support.KafkaUtils;
 import org.springframework.kafka.support.serializer.DelegatingByTypeSerializer;
 import org.springframework.kafka.support.serializer.JacksonJsonSerializer;
 import org.springframework.util.backoff.ExponentialBackOff;
+import org.springframework.util.backoff.FixedBackOff;
 
 import java.util.Map;
 
 /**
  * Error handling of the batch listener. Invalid records never reach the error handler: the listener dead-letters
- * them itself and applies the rest, so no valid record is skipped and the partition keeps flowing. Everything that
- * reaches the error handler is therefore transient and is retried with exponential back-off, without limit.
+ * them itself and applies the rest. Whatever the listener throws names a record ({@link
+ * org.springframework.kafka.listener.BatchListenerFailedException}): the first one of a batch that failed for a
+ * transient reason, retried with exponential back-off without limit; or one the database or the ledger refuses,
+ * retried a few times and then dead-lettered, so that its partition moves on.
  */
 @Configuration(proxyBeanMethods = false)
 class ConsumingConfiguration {
@@ -42,36 +45,43 @@ class ConsumingConfiguration {
     static final String LISTENER_ID = "stock-ledger";
 
     /**
-     * Retries a failed batch: the container pauses its partitions, keeps polling (so the group does not evict it)
-     * and calls the listener again after each back-off. The back-off never runs out, and every exception is
-     * classified retryable: a batch handed to a recoverer would be skipped or dead-lettered as a whole, valid
-     * events included.
+     * The offsets before the named record are committed (the listener applied or dead-lettered those records),
+     * and the consumer is sought back to it. Every exception is classified retryable; how often is the back-off's
+     * to say: without limit for a transient failure, {@code refused-record-attempts} for a record the database or
+     * the ledger refuses, after which the recoverer publishes it to the dead-letter topic with the failure in
+     * spring-kafka's {@code kafka_dlt-exception-*} headers.
      */
     @Bean
-    DefaultErrorHandler batchRetryingErrorHandler(ConsumerProperties properties, MeterRegistry registry) {
+    DefaultErrorHandler batchRetryingErrorHandler(ConsumerProperties properties, MeterRegistry registry,
+                                                  DeadLetterPublishingRecoverer deadLetterPublishingRecoverer) {
         ConsumerProperties.Retry retry = properties.retry();
-        var backOff = new ExponentialBackOff(retry.initialInterval().toMillis(), retry.multiplier());
-        backOff.setMaxInterval(retry.maxInterval().toMillis());
-        var handler = new DefaultErrorHandler(backOff);
+        var transientBackOff = new ExponentialBackOff(retry.initialInterval().toMillis(), retry.multiplier());
+        transientBackOff.setMaxInterval(retry.maxInterval().toMillis());
+        var refusedBackOff = new FixedBackOff(retry.initialInterval().toMillis(), retry.refusedRecordAttempts() - 1L);
+        var handler = new DefaultErrorHandler(deadLetterPublishingRecoverer, transientBackOff);
         handler.setClassifications(Map.of(), true);
+        handler.setBackOffFunction((record, ex) -> RecordFailures.causedByRecord(ex) ? refusedBackOff : null);
         Counter retries = Counter.builder("stock.batch.retries")
                 .description("Failed attempts to apply a batch, each followed by a retry after back-off")
                 .register(registry);
+        Counter refused = Counter.builder("stock.events.dead.lettered")
+                .description("Records published to the dead-letter topic")
+                .tag("reason", "refused")
+                .register(registry);
         handler.setRetryListeners(new RetryListener() {
+            /** Every failed attempt, with the record the listener named; the batch-wide callback is not counted too. */
             @Override
             public void failedDelivery(ConsumerRecord<?, ?> record, Exception ex, int deliveryAttempt) {
-                failed(1, ex, deliveryAttempt);
+                retries.increment();
+                log.warn("batch failed at {} (attempt {}), retrying after back-off: {}", KafkaUtils.format(record),
+                        deliveryAttempt, NestedExceptionUtils.getMostSpecificCause(ex).toString());
             }
 
             @Override
-            public void failedDelivery(ConsumerRecords<?, ?> records, Exception ex, int deliveryAttempt) {
-                failed(records.count(), ex, deliveryAttempt);
-            }
-
-            private void failed(int records, Exception ex, int deliveryAttempt) {
-                retries.increment();
-                log.warn("batch of {} records failed (attempt {}), retrying after back-off: {}", records,
-                        deliveryAttempt, NestedExceptionUtils.getMostSpecificCause(ex).toString());
+            public void recovered(ConsumerRecord<?, ?> record, Exception ex) {
+                refused.increment();
+                log.error("dead-lettered {} after {} failed attempts: {}", KafkaUtils.format(record),
+                        retry.refusedRecordAttempts(), NestedExceptionUtils.getMostSpecificCause(ex).toString());
             }
         });
         return handler;

@@ -40,8 +40,8 @@ class DeadLetters {
                 .register(registry);
     }
 
-    void publish(List<Triage.Rejected> rejected) {
-        for (Triage.Rejected r : rejected) {
+    void publish(List<Triage.Verdict> rejected) {
+        for (Triage.Verdict r : rejected) {
             ConsumerRecord<String, ?> record = r.record();
             log.warn("dead-lettering {}: {}", KafkaUtils.format(record),
                     NestedExceptionUtils.getMostSpecificCause(r.reason()).getMessage());

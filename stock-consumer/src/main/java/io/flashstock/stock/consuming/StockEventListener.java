@@ -4,17 +4,31 @@ import io.flashstock.contract.StockEvent;
 import io.flashstock.stock.ledger.LedgerOutcome;
 import io.flashstock.stock.ledger.StockLedger;
 import io.flashstock.stock.locking.ItemLocks;
+import io.flashstock.stock.retention.RetentionProperties;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.listener.BatchListenerFailedException;
+import org.springframework.kafka.support.KafkaUtils;
 import org.springframework.stereotype.Component;
 
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The batch listener. Valid events are applied in one transaction under the locks of their items; only then are
  * the rejected records dead-lettered, so a retry after a failed dead-letter send finds the events already
- * processed. Whatever this method throws is transient and the whole batch is retried (see
- * {@link ConsumingConfiguration}); offsets are committed once it returns, after the commit.
+ * processed. Offsets are committed once it returns, after the commit.
+ * <p>
+ * When the database or the ledger refuses the batch (see {@link RecordFailures}), its records are taken again one
+ * at a time, in order, each event in a transaction of its own, to find the one that fails alone. That one is
+ * named to the error handler ({@link BatchListenerFailedException}), which commits the offsets before it (those
+ * records are applied or dead-lettered by then), retries it a bounded number of times and then dead-letters it, so
+ * the partition moves on. Every other failure names the batch's first record, and the whole batch is retried
+ * without limit (see {@link ConsumingConfiguration}).
  */
 @Component
 class StockEventListener {
@@ -23,23 +37,72 @@ class StockEventListener {
     private final StockLedger ledger;
     private final DeadLetters deadLetters;
     private final LedgerMetrics metrics;
+    private final BatchesInFlight inFlight;
+    private final Duration dedupeWindow;
+    private final Duration maxClockSkew;
+    private final Clock clock;
 
-    StockEventListener(ItemLocks locks, StockLedger ledger, DeadLetters deadLetters, LedgerMetrics metrics) {
+    StockEventListener(ItemLocks locks, StockLedger ledger, DeadLetters deadLetters, LedgerMetrics metrics,
+                       BatchesInFlight inFlight, RetentionProperties retention, ConsumerProperties consumer) {
         this.locks = locks;
         this.ledger = ledger;
         this.deadLetters = deadLetters;
         this.metrics = metrics;
+        this.inFlight = inFlight;
+        this.dedupeWindow = retention.processedEvents();
+        this.maxClockSkew = consumer.maxClockSkew();
+        this.clock = Clock.systemUTC();
     }
 
     @KafkaListener(id = ConsumingConfiguration.LISTENER_ID, idIsGroup = false,
             topics = "${flashstock.consumer.topic}", batch = "true")
     void onBatch(List<ConsumerRecord<String, StockEvent>> records) {
-        long started = System.nanoTime();
-        Triage triage = Triage.of(records);
-        if (!triage.events().isEmpty()) {
-            LedgerOutcome outcome = locks.callLocked(triage.itemCodes(), () -> ledger.apply(triage.events()));
-            metrics.record(outcome, System.nanoTime() - started);
+        Instant now = clock.instant();
+        Triage triage = Triage.of(records, new Triage.Times(now.minus(dedupeWindow), now.plus(maxClockSkew)));
+        try (var batch = inFlight.start()) {
+            applyBatch(triage);
+        } catch (RuntimeException e) {
+            if (!RecordFailures.causedByRecord(e)) {
+                throw new BatchListenerFailedException("batch failed: " + mostSpecific(e), e, records.get(0));
+            }
+            try (var batch = inFlight.start()) {
+                applyOneByOne(triage);
+            }
+        }
+    }
+
+    private void applyBatch(Triage triage) {
+        List<StockEvent> events = triage.events();
+        if (!events.isEmpty()) {
+            apply(triage.itemCodes(), events);
         }
         deadLetters.publish(triage.rejected());
+    }
+
+    /** Applies or dead-letters each record in order; the first event that fails names its record and stops. */
+    private void applyOneByOne(Triage triage) {
+        for (Triage.Verdict verdict : triage.verdicts()) {
+            ConsumerRecord<String, StockEvent> record = verdict.record();
+            try {
+                if (verdict.rejected()) {
+                    deadLetters.publish(List.of(verdict));
+                } else {
+                    apply(Set.of(record.value().itemCode()), List.of(record.value()));
+                }
+            } catch (RuntimeException e) {
+                throw new BatchListenerFailedException(KafkaUtils.format(record) + " failed: " + mostSpecific(e), e,
+                        record);
+            }
+        }
+    }
+
+    private void apply(Set<String> itemCodes, List<StockEvent> events) {
+        long started = System.nanoTime();
+        LedgerOutcome outcome = locks.callLocked(itemCodes, () -> ledger.apply(events));
+        metrics.record(outcome, System.nanoTime() - started);
+    }
+
+    private static String mostSpecific(Throwable e) {
+        return NestedExceptionUtils.getMostSpecificCause(e).toString();
     }
 }

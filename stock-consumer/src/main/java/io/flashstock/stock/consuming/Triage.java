@@ -9,44 +9,57 @@ import org.springframework.kafka.support.KafkaUtils;
 import org.springframework.kafka.support.serializer.DeserializationException;
 import org.springframework.kafka.support.serializer.SerializationUtils;
 
-import java.util.ArrayList;
+import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * A polled batch split into the events to apply and the records to dead-letter. A record is rejected when its
- * value could not be deserialized (the ErrorHandlingDeserializer left a null value and the exception in a header;
- * this includes JSON the event records' constructors refuse) or when the event cannot belong to the stock ledger.
+ * A polled batch, each record with its verdict: an event to apply, or a record to dead-letter. A record is rejected
+ * when its value could not be deserialized (the ErrorHandlingDeserializer left a null value and the exception in a
+ * header; this includes JSON the event records' constructors refuse) or when the event cannot belong to the stock
+ * ledger: its key, item code, generation or time is one order-api never writes.
  */
-record Triage(List<StockEvent> events, List<Rejected> rejected) {
+record Triage(List<Verdict> verdicts) {
 
     private static final LogAccessor LOG = new LogAccessor(LogFactory.getLog(Triage.class));
 
-    record Rejected(ConsumerRecord<String, StockEvent> record, Exception reason) {
+    /** A record and why it is rejected; {@code reason} is null for an event to apply. */
+    record Verdict(ConsumerRecord<String, StockEvent> record, Exception reason) {
+
+        boolean rejected() {
+            return reason != null;
+        }
     }
 
-    static Triage of(List<ConsumerRecord<String, StockEvent>> records) {
-        List<StockEvent> events = new ArrayList<>(records.size());
-        List<Rejected> rejected = new ArrayList<>();
-        for (ConsumerRecord<String, StockEvent> record : records) {
-            Exception problem = problem(record);
-            if (problem == null) {
-                events.add(record.value());
-            } else {
-                rejected.add(new Rejected(record, problem));
-            }
-        }
-        return new Triage(events, rejected);
+    /**
+     * The times an event may carry: from the start of the dedupe window (an older event may be a redelivery whose
+     * {@code processed_event} row is already deleted) to a little ahead of this clock (order-api's clock may be ahead
+     * by that much). Anything outside is refused before it reaches the database, whose DATETIME columns hold only
+     * the years 1000 to 9999.
+     */
+    record Times(Instant earliest, Instant latest) {
+    }
+
+    static Triage of(List<ConsumerRecord<String, StockEvent>> records, Times times) {
+        return new Triage(records.stream().map(record -> new Verdict(record, problem(record, times))).toList());
+    }
+
+    List<StockEvent> events() {
+        return verdicts.stream().filter(v -> !v.rejected()).map(v -> v.record().value()).toList();
+    }
+
+    List<Verdict> rejected() {
+        return verdicts.stream().filter(Verdict::rejected).toList();
     }
 
     Set<String> itemCodes() {
         Set<String> itemCodes = new TreeSet<>();
-        events.forEach(event -> itemCodes.add(event.itemCode()));
+        events().forEach(event -> itemCodes.add(event.itemCode()));
         return itemCodes;
     }
 
-    private static Exception problem(ConsumerRecord<String, StockEvent> record) {
+    private static Exception problem(ConsumerRecord<String, StockEvent> record, Times times) {
         DeserializationException failed = SerializationUtils.getExceptionFromHeader(record,
                 KafkaUtils.VALUE_DESERIALIZER_EXCEPTION_HEADER, LOG);
         if (failed != null) {
@@ -64,8 +77,16 @@ record Triage(List<StockEvent> events, List<Rejected> rejected) {
             return new InvalidStockEventException(
                     "record key " + record.key() + " differs from item code " + event.itemCode());
         }
-        if (event.generation() < 0) {
-            return new InvalidStockEventException("negative generation " + event.generation());
+        if (event.generation() < 1) {
+            return new InvalidStockEventException("generation " + event.generation() + " is below 1, the first");
+        }
+        if (event.occurredAt().isBefore(times.earliest())) {
+            return new InvalidStockEventException("occurredAt " + event.occurredAt() + " is before " + times.earliest()
+                    + ", the start of the dedupe window: a redelivery that old could be applied twice");
+        }
+        if (event.occurredAt().isAfter(times.latest())) {
+            return new InvalidStockEventException("occurredAt " + event.occurredAt() + " is after " + times.latest()
+                    + ", further ahead of this clock than flashstock.consumer.max-clock-skew");
         }
         return null;
     }

@@ -24,7 +24,8 @@ import java.util.stream.Collectors;
  * offset order. Consecutive deductions of one generation become a single conditional update; when it changes no
  * row, the item's row is read under a lock to find out which events cannot be applied, and those are recorded as
  * anomalies instead. A deduction whose generation's reset has not arrived yet is held as an anomaly and applied
- * with that reset: an item's events may arrive out of order when more than one relay publishes them.
+ * with that reset: an item's events may arrive out of order when more than one relay publishes them. An event whose
+ * generation is further ahead of the stored one than order-api can be is refused ({@link RefusedEventException}).
  */
 @Component
 public class StockLedger {
@@ -32,11 +33,13 @@ public class StockLedger {
     private final ProcessedEvents processedEvents;
     private final StockLevels levels;
     private final Anomalies anomalies;
+    private final long maxGenerationStep;
 
-    StockLedger(ProcessedEvents processedEvents, StockLevels levels, Anomalies anomalies) {
+    StockLedger(ProcessedEvents processedEvents, StockLevels levels, Anomalies anomalies, LedgerProperties properties) {
         this.processedEvents = processedEvents;
         this.levels = levels;
         this.anomalies = anomalies;
+        this.maxGenerationStep = properties.maxGenerationStep();
     }
 
     /**
@@ -45,6 +48,7 @@ public class StockLedger {
      * row, which deadlocked consumers creating rows of new items side by side.
      *
      * @param events valid events in consumption order (per item, that is offset order)
+     * @throws RefusedEventException if an event's generation is too far ahead; nothing of the batch is applied
      */
     @Transactional(isolation = Isolation.READ_COMMITTED)
     public LedgerOutcome apply(List<StockEvent> events) {
@@ -95,6 +99,7 @@ public class StockLedger {
             return;
         }
         Optional<StockLevels.Level> level = levels.lock(itemCode);
+        refuseIfTooFarAhead(run.get(0), level);
         if (level.isEmpty()) {
             run.forEach(d -> outcome.anomaly(d, AnomalyKind.UNKNOWN_GENERATION, "no stock reset seen for the item"));
         } else if (generation < level.get().generation()) {
@@ -133,12 +138,13 @@ public class StockLedger {
     }
 
     private void applyReset(StockReset reset, Outcome outcome) {
-        if (levels.resetIfNewer(reset, outcome.now)) {
+        if (levels.resetIfNewer(reset, maxGenerationStep, outcome.now)) {
             outcome.applied.add(reset);
             releaseHeld(reset, outcome);
             return;
         }
         Optional<StockLevels.Level> level = levels.lock(reset.itemCode());
+        refuseIfTooFarAhead(reset, level);
         if (level.isEmpty()) {
             levels.insert(reset, outcome.now);
             outcome.applied.add(reset);
@@ -183,6 +189,20 @@ public class StockLedger {
         }
         anomalies.reclassify(tooLarge, AnomalyKind.INSUFFICIENT_STOCK,
                 "held for its reset, which left too few units for it");
+    }
+
+    /**
+     * order-api raises an item's generation by one per reset, and every reset reaches this ledger; an event far
+     * beyond the stored generation is not order-api's, and a reset that far ahead would leave every later real
+     * reset stale.
+     */
+    private void refuseIfTooFarAhead(StockEvent event, Optional<StockLevels.Level> level) {
+        long stored = level.map(StockLevels.Level::generation).orElse(0L);
+        if (event.generation() > stored && event.generation() - stored > maxGenerationStep) {
+            throw new RefusedEventException(event.type() + " " + event.eventId() + " of item " + event.itemCode()
+                    + " has generation " + event.generation() + ", more than " + maxGenerationStep
+                    + " (flashstock.ledger.max-generation-step) ahead of the stored generation " + stored);
+        }
     }
 
     private static long total(List<StockDeducted> run) {

@@ -35,17 +35,20 @@ class StockLevels {
                 .update() == 1;
     }
 
-    /** Sets the baseline of the reset's generation, only if the stored generation is older. */
-    boolean resetIfNewer(StockReset reset, Instant at) {
+    /**
+     * Sets the baseline of the reset's generation, only if the stored generation is older, and by at most
+     * {@code maxStep} (a subtraction, which cannot overflow: both generations are positive).
+     */
+    boolean resetIfNewer(StockReset reset, long maxStep, Instant at) {
         return jdbc.sql("""
                         UPDATE stock_level
                            SET generation = :generation, baseline = :quantity, quantity = :quantity,
                                events_applied = 0, reset_event_id = :eventId, reset_at = :resetAt,
                                last_applied_at = :at
-                         WHERE item_code = :item AND generation < :generation""")
+                         WHERE item_code = :item AND generation < :generation AND :generation - generation <= :maxStep""")
                 .param("generation", reset.generation()).param("quantity", reset.quantity())
                 .param("eventId", reset.eventId().toString()).param("resetAt", toUtc(reset.occurredAt()))
-                .param("at", toUtc(at)).param("item", reset.itemCode())
+                .param("at", toUtc(at)).param("item", reset.itemCode()).param("maxStep", maxStep)
                 .update() == 1;
     }
 

@@ -1,6 +1,8 @@
 package io.flashstock.stock.consuming;
 
+import io.flashstock.contract.StockDeducted;
 import io.flashstock.contract.StockEvent;
+import io.flashstock.contract.StockReset;
 import io.flashstock.stock.support.Events;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -10,6 +12,8 @@ import org.springframework.kafka.support.serializer.ErrorHandlingDeserializer;
 import org.springframework.kafka.support.serializer.JacksonJsonDeserializer;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
@@ -19,6 +23,9 @@ class TriageTest {
 
     private long offset;
 
+    private static final Instant NOW = Instant.parse("2026-11-23T22:00:00Z");
+    private static final Triage.Times TIMES = new Triage.Times(NOW.minus(Duration.ofDays(15)), NOW.plusSeconds(300));
+
     @Test
     void keepsValidEventsInOrderAndRejectsTheRest() {
         StockEvent first = Events.deducted("item-a", 1, 1);
@@ -26,25 +33,53 @@ class TriageTest {
         StockEvent otherItem = Events.deducted("item-c", 1, 1);
         StockEvent badItemCode = Events.deducted("item é", 1, 1);
         StockEvent negativeGeneration = Events.deducted("item-a", 1, -1);
+        StockEvent generationZero = Events.reset("item-a", 1, 0);
 
         Triage triage = Triage.of(List.of(
-                record("item-a", first),
+                record("item-a", at(first, NOW)),
                 record("item-a", otherItem),
                 undeserializable("item-a", "{\"type\":\"StockDeducted\",\"quantity\":0}"),
                 record("item-a", null),
                 record("item é", badItemCode),
                 record("item-a", negativeGeneration),
-                record("item-b", second)));
+                record("item-a", generationZero),
+                record("item-b", at(second, TIMES.latest()))), TIMES);
 
-        assertThat(triage.events()).containsExactly(first, second);
+        assertThat(triage.events()).extracting(StockEvent::eventId).containsExactly(first.eventId(), second.eventId());
         assertThat(triage.itemCodes()).containsExactly("item-a", "item-b");
-        assertThat(triage.rejected()).extracting(r -> r.record().offset()).containsExactly(1L, 2L, 3L, 4L, 5L);
+        assertThat(triage.verdicts()).hasSize(8);
+        assertThat(triage.rejected()).extracting(r -> r.record().offset()).containsExactly(1L, 2L, 3L, 4L, 5L, 6L);
         assertThat(triage.rejected()).extracting(r -> r.reason().getMessage()).satisfiesExactly(
                 m -> assertThat(m).contains("differs from item code item-c"),
                 m -> assertThat(m).isNotBlank(),
                 m -> assertThat(m).isEqualTo("record has no value"),
                 m -> assertThat(m).contains("printable ascii"),
-                m -> assertThat(m).contains("negative generation"));
+                m -> assertThat(m).contains("generation -1 is below 1"),
+                m -> assertThat(m).contains("generation 0 is below 1"));
+    }
+
+    @Test
+    void rejectsTimesBeforeTheDedupeWindowOrFurtherAheadThanTheClockSkew() {
+        Triage triage = Triage.of(List.of(
+                record("item-a", at(Events.deducted("item-a", 1, 1), TIMES.earliest())),
+                record("item-a", at(Events.deducted("item-a", 1, 1), TIMES.earliest().minusMillis(1))),
+                record("item-a", at(Events.reset("item-a", 1, 1), TIMES.latest().plusMillis(1))),
+                record("item-a", at(Events.reset("item-a", 1, 1), Instant.parse("+10000-01-01T00:00:00Z")))), TIMES);
+
+        assertThat(triage.events()).hasSize(1);
+        assertThat(triage.rejected()).extracting(r -> r.reason().getMessage()).satisfiesExactly(
+                m -> assertThat(m).contains("start of the dedupe window"),
+                m -> assertThat(m).contains("flashstock.consumer.max-clock-skew"),
+                m -> assertThat(m).contains("+10000-01-01T00:00:00Z"));
+    }
+
+    private static StockEvent at(StockEvent event, Instant occurredAt) {
+        if (event instanceof StockDeducted d) {
+            return new StockDeducted(d.eventId(), d.orderCode(), d.itemCode(), d.userId(), d.quantity(),
+                    d.generation(), occurredAt);
+        }
+        StockReset r = (StockReset) event;
+        return new StockReset(r.eventId(), r.itemCode(), r.quantity(), r.perUserLimit(), r.generation(), occurredAt);
     }
 
     private ConsumerRecord<String, StockEvent> record(String key, StockEvent value) {

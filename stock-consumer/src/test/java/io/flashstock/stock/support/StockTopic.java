@@ -48,9 +48,14 @@ public final class StockTopic implements AutoCloseable {
     }
 
     public static StockTopic create(String prefix, int partitions) {
+        return create(prefix, partitions, Map.of());
+    }
+
+    /** With topic-level settings (such as {@code retention.ms}) on the events topic; the dead-letter topic has none. */
+    public static StockTopic create(String prefix, int partitions, Map<String, String> configs) {
         String bootstrap = TestInfrastructure.get().kafkaBootstrapServers();
         String name = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
-        KafkaTopics.create(bootstrap, List.of(new NewTopic(name, partitions, (short) 1),
+        KafkaTopics.create(bootstrap, List.of(new NewTopic(name, partitions, (short) 1).configs(configs),
                 new NewTopic(StockTopics.deadLetterTopic(name), partitions, (short) 1)));
         Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
         var producer = new KafkaProducer<>(Map.<String, Object>of(
