@@ -25,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.UUID;
 
 import static io.flashstock.stock.support.Events.deducted;
@@ -68,6 +69,16 @@ class StockConsumerIT {
     void deleteTopic() {
         listeners.stop();
         topic.close();
+    }
+
+    @Test
+    void itemCodesThatDifferOnlyInCaseAreTwoItems() {
+        String upper = Events.item("CASE").toUpperCase(Locale.ROOT);
+        String lower = upper.toLowerCase(Locale.ROOT);
+        topic.send(reset(upper, 100, 1), reset(lower, 50, 1), deducted(upper, 5, 1));
+        topic.flush();
+
+        await().atMost(DEADLINE).until(() -> db.quantity(upper) == 95 && db.quantity(lower) == 50);
     }
 
     @Test
