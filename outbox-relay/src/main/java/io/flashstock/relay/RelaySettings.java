@@ -20,7 +20,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param lease how long a claim stays with this instance; afterwards another instance may take the rows
  *              again (a crashed relay's rows are retried after this). Must exceed the producer's
  *              {@code max.block.ms} + {@code delivery.timeout.ms}, so a slow send is never re-claimed in flight
- * @param maxAttempts claims after which a row whose send failed becomes DEAD instead of being retried
+ * @param maxAttempts failed sends of a row's own (the broker or the producer refused the record: too large, not
+ *                    authorised, ...) after which it becomes DEAD instead of being retried; sends that failed
+ *                    because the broker was unreachable or slow, and claims whose lease ran out, do not count
  * @param backoff the wait before a failed row is claimed again
  * @param instanceId written to {@code claimed_by}; empty means host name, process id and a random suffix
  * @param retention how long SENT rows are kept before they are deleted

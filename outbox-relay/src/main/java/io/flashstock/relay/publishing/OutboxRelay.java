@@ -143,23 +143,28 @@ public class OutboxRelay implements SmartLifecycle {
 
     /**
      * Puts failed rows back with a backoff, or marks them DEAD after their last attempt. Only a failure of the
-     * record itself counts towards DEAD: when the broker was the problem the row waits however long the outage
-     * lasts, and the loop waits until every retried row of the batch is due again, since claiming newer rows
-     * meanwhile would publish them ahead of the failed ones of the same key.
+     * record itself counts towards DEAD (the row's {@code failures}, not its claims): when the broker was the
+     * problem the row waits however long the outage lasts, and afterwards still has every attempt of its own.
+     * The loop waits until every row the broker failed is due again, since claiming newer rows meanwhile would
+     * publish them ahead of the failed ones of the same key.
      */
     private Duration recordFailures(int batchSize, List<BatchPublisher.Failed> failed) {
         List<OutboxTable.Failure> failures = new ArrayList<>(failed.size());
         Duration retryPause = Duration.ZERO;
         for (BatchPublisher.Failed failure : failed) {
             OutboxRow row = failure.row();
-            if (row.attempts() >= settings.maxAttempts() && !failure.brokerTrouble()) {
-                failures.add(new OutboxTable.Failure(row.id(), OutboxStatus.DEAD, Duration.ZERO, failure.describe()));
-            } else {
+            if (failure.brokerTrouble()) {
                 Duration backoff = settings.backoff().after(row.attempts());
-                failures.add(new OutboxTable.Failure(row.id(), OutboxStatus.NEW, backoff, failure.describe()));
-                if (failure.brokerTrouble() && backoff.compareTo(retryPause) > 0) {
+                failures.add(new OutboxTable.Failure(row.id(), OutboxStatus.NEW, backoff, failure.describe(), false));
+                if (backoff.compareTo(retryPause) > 0) {
                     retryPause = backoff;
                 }
+            } else {
+                int ownFailures = row.failures() + 1;
+                failures.add(ownFailures >= settings.maxAttempts()
+                        ? new OutboxTable.Failure(row.id(), OutboxStatus.DEAD, Duration.ZERO, failure.describe(), true)
+                        : new OutboxTable.Failure(row.id(), OutboxStatus.NEW, settings.backoff().after(ownFailures),
+                                failure.describe(), true));
             }
         }
         boolean[] applied = outbox.recordFailures(settings.instanceId(), failures);
@@ -172,8 +177,9 @@ public class OutboxRelay implements SmartLifecycle {
             if (failures.get(i).status() == OutboxStatus.DEAD) {
                 dead++;
                 OutboxRow row = failed.get(i).row();
-                log.error("outbox row {} (event {}, key {}, {}) is DEAD after {} attempts: {}", row.id(),
-                        row.eventId(), row.key(), row.eventType(), row.attempts(), failures.get(i).error());
+                log.error("outbox row {} (event {}, key {}, {}) is DEAD after {} failures of its own ({} claims): {}",
+                        row.id(), row.eventId(), row.key(), row.eventType(), row.failures() + 1, row.attempts(),
+                        failures.get(i).error());
             } else {
                 retried++;
             }
