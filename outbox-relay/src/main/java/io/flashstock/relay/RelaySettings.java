@@ -29,6 +29,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param retentionBatchSize how many SENT rows one delete statement removes at most
  * @param retentionInterval how often expired SENT rows are looked for
  * @param backlogSampleInterval how often the backlog, oldest unsent age and DEAD count gauges are queried
+ * @param stallTimeout how long one cycle of the relay loop (claim, publish, mark) may run before the loop counts
+ *                     as stuck and the liveness probe fails, so the process gets restarted; pauses between
+ *                     cycles do not count. Must exceed the producer's {@code max.block.ms} +
+ *                     {@code delivery.timeout.ms} plus a few statements, each bounded by the driver's socket timeout
  */
 @ConfigurationProperties("flashstock.relay")
 public record RelaySettings(
@@ -42,7 +46,8 @@ public record RelaySettings(
         @DefaultValue("1d") Duration retention,
         @DefaultValue("1000") int retentionBatchSize,
         @DefaultValue("1m") Duration retentionInterval,
-        @DefaultValue("5s") Duration backlogSampleInterval) {
+        @DefaultValue("5s") Duration backlogSampleInterval,
+        @DefaultValue("3m") Duration stallTimeout) {
 
     /** {@code claimed_by} is a VARCHAR(64). */
     private static final int INSTANCE_ID_MAX_LENGTH = 64;
@@ -56,6 +61,7 @@ public record RelaySettings(
         requirePositive("retention", retention);
         requirePositive("retention-interval", retentionInterval);
         requirePositive("backlog-sample-interval", backlogSampleInterval);
+        requirePositive("stall-timeout", stallTimeout);
         if (idleInterval.isNegative()) {
             throw new IllegalArgumentException("flashstock.relay.idle-interval must not be negative");
         }

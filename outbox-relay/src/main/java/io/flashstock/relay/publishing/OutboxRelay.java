@@ -16,7 +16,8 @@ import java.util.concurrent.locks.LockSupport;
  * The relay loop, on one dedicated thread: claim a batch (short transaction, lease), publish it, wait for
  * the acknowledgements, mark the acknowledged rows SENT and put the others back for a retry or mark them
  * DEAD. A full batch is followed by the next claim at once, a short or empty one by
- * {@link RelaySettings#idleInterval()}.
+ * {@link RelaySettings#idleInterval()}. Every cycle that ends, failed or not, beats the {@link LoopHeartbeat},
+ * which the liveness check reads.
  * <p>
  * One thread and one producer per instance keep a key's rows in id order on its partition; see
  * docs/outbox-relay.md for what happens to that order around a failed send.
@@ -30,13 +31,14 @@ public class OutboxRelay implements SmartLifecycle {
     private final OutboxTable outbox;
     private final BatchPublisher publisher;
     private final RelayMetrics metrics;
+    private final LoopHeartbeat heartbeat;
     private final Duration stopTimeout;
 
     private volatile boolean running;
     private volatile Thread worker;
 
     public OutboxRelay(RelaySettings settings, OutboxTable outbox, BatchPublisher publisher, RelayMetrics metrics,
-                       ProducerTuning producer) {
+                       LoopHeartbeat heartbeat, ProducerTuning producer) {
         if (!producer.acknowledgedByAllReplicas()) {
             throw new IllegalStateException("the relay needs acks=all and enable.idempotence=true, got acks="
                     + producer.acks() + ", enable.idempotence=" + producer.idempotence()
@@ -47,10 +49,16 @@ public class OutboxRelay implements SmartLifecycle {
                     + ") must be longer than max.block.ms + delivery.timeout.ms (" + producer.sendDeadline()
                     + "), or rows still in flight would be claimed again by another relay");
         }
+        if (settings.stallTimeout().compareTo(producer.sendDeadline()) <= 0) {
+            throw new IllegalStateException("flashstock.relay.stall-timeout (" + settings.stallTimeout()
+                    + ") must be longer than max.block.ms + delivery.timeout.ms (" + producer.sendDeadline()
+                    + "), or a slow send that works would show the relay as not live");
+        }
         this.settings = settings;
         this.outbox = outbox;
         this.publisher = publisher;
         this.metrics = metrics;
+        this.heartbeat = heartbeat;
         // a batch in progress ends within the send deadline; the lease is longer still
         this.stopTimeout = settings.lease();
     }
@@ -58,6 +66,7 @@ public class OutboxRelay implements SmartLifecycle {
     @Override
     public void start() {
         running = true;
+        heartbeat.loopStarted();
         Thread thread = new Thread(this::loop, "outbox-relay");
         // a stop that times out (database unreachable) must not keep the JVM alive; the lease covers the rows
         thread.setDaemon(true);
@@ -113,6 +122,7 @@ public class OutboxRelay implements SmartLifecycle {
                 log.warn("relay batch failed ({} in a row), next claim in {}: {}", failuresInARow, pause,
                         e.toString(), e);
             }
+            heartbeat.cycleEnded(pause);
             if (running && !pause.isZero()) {
                 LockSupport.parkNanos(pause.toNanos());
             }

@@ -41,7 +41,7 @@ class OutboxRelayTest {
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final RelaySettings settings = new RelaySettings("t", BATCH_SIZE, IDLE, Duration.ofSeconds(30),
             MAX_ATTEMPTS, BACKOFF, "relay-test", Duration.ofDays(1), 1000, Duration.ofMinutes(1),
-            Duration.ofSeconds(5));
+            Duration.ofSeconds(5), Duration.ofSeconds(20));
     private OutboxRelay relay;
 
     @BeforeEach
@@ -188,10 +188,15 @@ class OutboxRelayTest {
                 .withMessageContaining("enable.idempotence");
         var slow = new ProducerTuning("all", true, 5, 5, 16384, "lz4", Duration.ofSeconds(10), Duration.ofSeconds(20));
         assertThatIllegalStateException().isThrownBy(() -> relay(slow)).withMessageContaining("lease");
+        var slowerThanTheStallTimeout = new ProducerTuning("all", true, 5, 5, 16384, "lz4", Duration.ofSeconds(5),
+                Duration.ofSeconds(16));
+        assertThatIllegalStateException().isThrownBy(() -> relay(slowerThanTheStallTimeout))
+                .withMessageContaining("stall-timeout");
     }
 
     private OutboxRelay relay(ProducerTuning tuning) {
-        return new OutboxRelay(settings, outbox, publisher, new RelayMetrics(meters, settings), tuning);
+        return new OutboxRelay(settings, outbox, publisher, new RelayMetrics(meters, settings),
+                new LoopHeartbeat(System::nanoTime), tuning);
     }
 
     private static ProducerTuning tuning(String acks, boolean idempotence) {
