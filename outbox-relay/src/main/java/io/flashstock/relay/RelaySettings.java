@@ -20,13 +20,19 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param lease how long a claim stays with this instance; afterwards another instance may take the rows
  *              again (a crashed relay's rows are retried after this). Must exceed the producer's
  *              {@code max.block.ms} + {@code delivery.timeout.ms}, so a slow send is never re-claimed in flight
- * @param maxAttempts claims after which a row whose send failed becomes DEAD instead of being retried
+ * @param maxAttempts failed sends of a row's own (the broker or the producer refused the record: too large, not
+ *                    authorised, ...) after which it becomes DEAD instead of being retried; sends that failed
+ *                    because the broker was unreachable or slow, and claims whose lease ran out, do not count
  * @param backoff the wait before a failed row is claimed again
  * @param instanceId written to {@code claimed_by}; empty means host name, process id and a random suffix
  * @param retention how long SENT rows are kept before they are deleted
  * @param retentionBatchSize how many SENT rows one delete statement removes at most
  * @param retentionInterval how often expired SENT rows are looked for
  * @param backlogSampleInterval how often the backlog, oldest unsent age and DEAD count gauges are queried
+ * @param stallTimeout how long one cycle of the relay loop (claim, publish, mark) may run before the loop counts
+ *                     as stuck and the liveness probe fails, so the process gets restarted; pauses between
+ *                     cycles do not count. Must exceed the producer's {@code max.block.ms} +
+ *                     {@code delivery.timeout.ms} plus a few statements, each bounded by the driver's socket timeout
  */
 @ConfigurationProperties("flashstock.relay")
 public record RelaySettings(
@@ -40,7 +46,8 @@ public record RelaySettings(
         @DefaultValue("1d") Duration retention,
         @DefaultValue("1000") int retentionBatchSize,
         @DefaultValue("1m") Duration retentionInterval,
-        @DefaultValue("5s") Duration backlogSampleInterval) {
+        @DefaultValue("5s") Duration backlogSampleInterval,
+        @DefaultValue("3m") Duration stallTimeout) {
 
     /** {@code claimed_by} is a VARCHAR(64). */
     private static final int INSTANCE_ID_MAX_LENGTH = 64;
@@ -54,6 +61,7 @@ public record RelaySettings(
         requirePositive("retention", retention);
         requirePositive("retention-interval", retentionInterval);
         requirePositive("backlog-sample-interval", backlogSampleInterval);
+        requirePositive("stall-timeout", stallTimeout);
         if (idleInterval.isNegative()) {
             throw new IllegalArgumentException("flashstock.relay.idle-interval must not be negative");
         }

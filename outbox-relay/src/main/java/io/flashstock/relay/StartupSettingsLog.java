@@ -32,13 +32,13 @@ class StartupSettingsLog {
                 ? Integer.toString(hikari.getMaximumPoolSize()) : "n/a";
         log.info("outbox-relay ready: instance-id={}, topic={}, batch-size={}, idle-interval={}, lease={}, "
                         + "max-attempts={}, backoff={}..{} x{}, retention={} (batch {}, every {}), "
-                        + "backlog-sample-interval={}; producer acks={}, enable.idempotence={}, "
+                        + "backlog-sample-interval={}, stall-timeout={}; producer acks={}, enable.idempotence={}, "
                         + "max.in.flight={}, linger.ms={}, batch.size={}, compression={}, max.block.ms={}, "
                         + "delivery.timeout.ms={}; db pool={}",
                 settings.instanceId(), settings.topic(), settings.batchSize(), settings.idleInterval(),
                 settings.lease(), settings.maxAttempts(), settings.backoff().initial(), settings.backoff().max(),
                 settings.backoff().multiplier(), settings.retention(), settings.retentionBatchSize(),
-                settings.retentionInterval(), settings.backlogSampleInterval(), producer.acks(),
+                settings.retentionInterval(), settings.backlogSampleInterval(), settings.stallTimeout(), producer.acks(),
                 producer.idempotence(), producer.maxInFlight(), producer.lingerMs(), producer.batchSize(),
                 producer.compression(), producer.maxBlock().toMillis(), producer.deliveryTimeout().toMillis(),
                 pool);

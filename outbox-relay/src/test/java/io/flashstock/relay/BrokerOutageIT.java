@@ -3,6 +3,7 @@ package io.flashstock.relay;
 import io.flashstock.contract.OutboxStatus;
 import io.flashstock.contract.StockTopics;
 import io.flashstock.testsupport.PrivateStack;
+import org.apache.kafka.common.config.TopicConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -17,21 +18,30 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The broker (a private one, never the shared) stopped for 10 s while orders keep arriving: the backlog
- * grows, nothing is marked SENT without an acknowledgement, and once the broker is back everything drains
- * without a DEAD row.
+ * The broker (a private one, never the shared) stopped while orders keep arriving, and kept stopped until the
+ * relay has claimed a row written during the outage more than {@code max-attempts} times: the backlog grows,
+ * nothing is marked SENT without an acknowledgement, and once the broker is back everything drains without
+ * a DEAD row. That row is larger than its topic accepts, so after the outage the broker refuses it: a failure
+ * of its own, its first, which must not make it DEAD; once the topic takes it (as after an ACL fixed), it is
+ * published.
  */
 class BrokerOutageIT {
 
-    private static final Duration OUTAGE = Duration.ofSeconds(10);
+    private static final int MAX_ATTEMPTS = 4;
     private static final int ROWS_PER_TICK = 10;
     private static final Duration TICK = Duration.ofMillis(50);
+    /** The topic's limit while the refused row waits; the producer's own batches stay below it. */
+    private static final int TOPIC_MAX_MESSAGE_BYTES = 4_096;
+    private static final int PRODUCER_BATCH_SIZE = 2_048;
+    private static final int REFUSED_PAYLOAD_CHARS = 10_000;
+    private static final Duration OUTAGE_DEADLINE = Duration.ofMinutes(3);
 
     private static PrivateStack stack;
     private static OutboxFixture outbox;
@@ -42,17 +52,21 @@ class BrokerOutageIT {
     static void start() {
         stack = PrivateStack.create("relay-outage").start("kafka");
         outbox = OutboxFixture.create("relay_outage");
-        topic = TestTopic.create(stack.kafkaBootstrapServers(), "relay-outage-it", 3);
-        relay = InProcessRelay.start(outbox, topic, Map.of(
-                "flashstock.relay.batch-size", "200",
-                "flashstock.relay.idle-interval", "20ms",
-                "flashstock.relay.lease", "10s",
-                "flashstock.relay.backoff.initial", "200ms",
-                "flashstock.relay.backoff.max", "2s",
-                "flashstock.relay.backlog-sample-interval", "200ms",
-                "spring.kafka.producer.properties.max.block.ms", "2000",
-                "spring.kafka.producer.properties.request.timeout.ms", "1500",
-                "spring.kafka.producer.properties.delivery.timeout.ms", "3000"));
+        topic = TestTopic.create(stack.kafkaBootstrapServers(), "relay-outage-it", 3,
+                Map.of(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(TOPIC_MAX_MESSAGE_BYTES)));
+        relay = InProcessRelay.start(outbox, topic, Map.ofEntries(
+                Map.entry("flashstock.relay.batch-size", "200"),
+                Map.entry("flashstock.relay.idle-interval", "20ms"),
+                Map.entry("flashstock.relay.lease", "10s"),
+                Map.entry("flashstock.relay.max-attempts", Integer.toString(MAX_ATTEMPTS)),
+                // after its first own failure the refused row waits 1 s, then 2 s, then 4 s: time to see it
+                Map.entry("flashstock.relay.backoff.initial", "1s"),
+                Map.entry("flashstock.relay.backoff.max", "4s"),
+                Map.entry("flashstock.relay.backlog-sample-interval", "200ms"),
+                Map.entry("spring.kafka.producer.batch-size", Integer.toString(PRODUCER_BATCH_SIZE)),
+                Map.entry("spring.kafka.producer.properties.max.block.ms", "2000"),
+                Map.entry("spring.kafka.producer.properties.request.timeout.ms", "1500"),
+                Map.entry("spring.kafka.producer.properties.delivery.timeout.ms", "3000")));
     }
 
     @AfterAll
@@ -69,44 +83,71 @@ class BrokerOutageIT {
     }
 
     @Test
-    void backlogGrowsWhileTheBrokerIsDownAndDrainsAfterwards() {
+    void outageClaimsNeverMakeARowDeadAndTheBacklogDrainsAfterwards() {
         Set<String> inserted = ConcurrentHashMap.newKeySet();
+        AtomicBoolean inserting = new AtomicBoolean(true);
         ScheduledExecutorService orders = Executors.newSingleThreadScheduledExecutor();
-        orders.scheduleAtFixedRate(() -> outbox.insertNew("outage", 20, ROWS_PER_TICK)
-                .forEach(row -> inserted.add(row.eventId())), 0, TICK.toMillis(), TimeUnit.MILLISECONDS);
+        orders.scheduleAtFixedRate(() -> {
+            if (inserting.get()) {
+                outbox.insertNew("outage", 20, ROWS_PER_TICK).forEach(row -> inserted.add(row.eventId()));
+            }
+        }, 0, TICK.toMillis(), TimeUnit.MILLISECONDS);
+        var refused = OutboxFixture.Row.deduction("refused-1", OutboxStatus.NEW, Instant.now())
+                .withPayload("{\"padding\":\"" + "x".repeat(REFUSED_PAYLOAD_CHARS) + "\"}");
         try {
             await("relay publishing").atMost(Duration.ofSeconds(30))
                     .until(() -> outbox.countByStatus(OutboxStatus.SENT) >= 200);
+            // during an outage the relay claims the oldest unsent rows again and again (newer ones would
+            // overtake them), so the refused row goes first: inserts pause until all is sent, and resume after it
+            inserting.set(false);
+            await("everything sent before the outage").atMost(Duration.ofSeconds(30))
+                    .until(() -> outbox.countByStatus(OutboxStatus.SENT) == inserted.size());
 
             stack.stop("kafka");
             Instant brokerGone = Instant.now();
-            // the outage itself: orders keep arriving for OUTAGE, then the state is checked
-            await("backlog grown during the outage").pollDelay(OUTAGE).atMost(OUTAGE.plusSeconds(10))
+            outbox.insert(List.of(refused));
+            inserting.set(true);
+            // the outage lasts until the relay has claimed a row of the outage past max-attempts
+            await("a row claimed more than max-attempts times during the outage").atMost(OUTAGE_DEADLINE)
+                    .until(() -> stored(refused).attempts() > MAX_ATTEMPTS);
+            await("backlog and its age sampled during the outage").atMost(Duration.ofSeconds(10))
                     .untilAsserted(() -> {
-                        long arrivedSince = outbox.count("created_at > ?", brokerGone);
-                        assertThat(arrivedSince).isGreaterThan(OUTAGE.toSeconds() * ROWS_PER_TICK);
-                        assertThat(outbox.count("created_at > ? AND status <> 'NEW'", brokerGone))
-                                .as("rows written after the broker stopped cannot have been acknowledged").isZero();
-                        assertThat(relay.gauge("flashstock.relay.backlog")).isGreaterThan(arrivedSince / 2.0);
+                        Instant sampledBy = Instant.now().minusSeconds(1);
+                        assertThat(relay.gauge("flashstock.relay.backlog"))
+                                .isGreaterThanOrEqualTo(outbox.count("created_at > ? AND created_at < ?",
+                                        brokerGone, sampledBy));
                         assertThat(relay.gauge("flashstock.relay.oldest.unsent.age"))
-                                .isGreaterThan(OUTAGE.toSeconds() / 2.0);
+                                .isGreaterThanOrEqualTo(Duration.between(brokerGone, sampledBy).toSeconds());
                     });
+            assertThat(outbox.count("created_at > ? AND status <> 'NEW'", brokerGone))
+                    .as("rows written after the broker stopped cannot have been acknowledged").isZero();
+            assertThat(stored(refused).lastError()).as("failed on the broker, not on the record")
+                    .doesNotContain("RecordTooLarge");
 
             stack.start("kafka");
+            await("the refused row's first failure of its own").atMost(Duration.ofSeconds(60))
+                    .until(() -> String.valueOf(stored(refused).lastError()).contains("RecordTooLargeException"));
+            assertThat(stored(refused).status()).as("its first failure of its own, after %d claims",
+                    stored(refused).attempts()).isEqualTo(OutboxStatus.NEW);
+            topic.setConfig(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "1048588");
         } finally {
             orders.shutdown();
         }
         await("inserts stopped").atMost(Duration.ofSeconds(10)).until(orders::isTerminated);
 
         await("backlog drained").atMost(Duration.ofSeconds(90))
-                .until(() -> outbox.countByStatus(OutboxStatus.SENT) == inserted.size());
+                .until(() -> outbox.countByStatus(OutboxStatus.SENT) == inserted.size() + 1);
         assertThat(outbox.countByStatus(OutboxStatus.DEAD)).isZero();
         assertThat(relay.counter("flashstock.relay.retries")).isPositive();
         List<String> published = topic.readAll().stream()
                 .map(r -> new String(r.headers().lastHeader(StockTopics.EVENT_ID_HEADER).value(), StandardCharsets.UTF_8))
                 .toList();
-        assertThat(published.stream().collect(Collectors.toSet())).containsAll(inserted);
+        assertThat(published.stream().collect(Collectors.toSet())).containsAll(inserted).contains(refused.eventId());
         await("backlog gauge back to zero").atMost(Duration.ofSeconds(10))
                 .until(() -> relay.gauge("flashstock.relay.backlog") == 0);
+    }
+
+    private static OutboxFixture.Stored stored(OutboxFixture.Row row) {
+        return outbox.stored("event_id = ?", row.eventId()).get(row.eventId());
     }
 }

@@ -44,6 +44,7 @@ class RelaySettingsTest {
 
     private static RelaySettings settings(String instanceId, int batchSize) {
         return new RelaySettings("stock-events", batchSize, Duration.ofMillis(25), Duration.ofSeconds(30), 12,
-                BACKOFF, instanceId, Duration.ofDays(1), 1000, Duration.ofMinutes(1), Duration.ofSeconds(5));
+                BACKOFF, instanceId, Duration.ofDays(1), 1000, Duration.ofMinutes(1), Duration.ofSeconds(5),
+                Duration.ofMinutes(3));
     }
 }

@@ -3,11 +3,14 @@ package io.flashstock.relay;
 import io.flashstock.testsupport.KafkaTopics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 import java.time.Duration;
@@ -24,10 +27,30 @@ public record TestTopic(String bootstrapServers, String name, int partitions) {
     private static final Duration READ_DEADLINE = Duration.ofSeconds(60);
 
     public static TestTopic create(String bootstrapServers, String prefix, int partitions) {
+        return create(bootstrapServers, prefix, partitions, Map.of());
+    }
+
+    /** A topic with the given topic-level configs, e.g. {@code max.message.bytes}. */
+    public static TestTopic create(String bootstrapServers, String prefix, int partitions,
+                                   Map<String, String> configs) {
         var topic = new TestTopic(bootstrapServers, prefix + "-" + UUID.randomUUID().toString().substring(0, 8),
                 partitions);
-        KafkaTopics.create(bootstrapServers, List.of(new NewTopic(topic.name, partitions, (short) 1)));
+        KafkaTopics.create(bootstrapServers, List.of(new NewTopic(topic.name, partitions, (short) 1).configs(configs)));
         return topic;
+    }
+
+    /** Changes one topic-level config; the broker applies it to the next produce request. */
+    public void setConfig(String config, String value) {
+        var resource = new ConfigResource(ConfigResource.Type.TOPIC, name);
+        try (Admin admin = admin()) {
+            admin.incrementalAlterConfigs(Map.of(resource, List.of(
+                    new AlterConfigOp(new ConfigEntry(config, value), AlterConfigOp.OpType.SET)))).all().get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("could not set " + config + " of topic " + name, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     public void delete() {

@@ -16,7 +16,8 @@ import java.util.concurrent.locks.LockSupport;
  * The relay loop, on one dedicated thread: claim a batch (short transaction, lease), publish it, wait for
  * the acknowledgements, mark the acknowledged rows SENT and put the others back for a retry or mark them
  * DEAD. A full batch is followed by the next claim at once, a short or empty one by
- * {@link RelaySettings#idleInterval()}.
+ * {@link RelaySettings#idleInterval()}. Every cycle that ends, failed or not, beats the {@link LoopHeartbeat},
+ * which the liveness check reads.
  * <p>
  * One thread and one producer per instance keep a key's rows in id order on its partition; see
  * docs/outbox-relay.md for what happens to that order around a failed send.
@@ -30,13 +31,14 @@ public class OutboxRelay implements SmartLifecycle {
     private final OutboxTable outbox;
     private final BatchPublisher publisher;
     private final RelayMetrics metrics;
+    private final LoopHeartbeat heartbeat;
     private final Duration stopTimeout;
 
     private volatile boolean running;
     private volatile Thread worker;
 
     public OutboxRelay(RelaySettings settings, OutboxTable outbox, BatchPublisher publisher, RelayMetrics metrics,
-                       ProducerTuning producer) {
+                       LoopHeartbeat heartbeat, ProducerTuning producer) {
         if (!producer.acknowledgedByAllReplicas()) {
             throw new IllegalStateException("the relay needs acks=all and enable.idempotence=true, got acks="
                     + producer.acks() + ", enable.idempotence=" + producer.idempotence()
@@ -47,10 +49,16 @@ public class OutboxRelay implements SmartLifecycle {
                     + ") must be longer than max.block.ms + delivery.timeout.ms (" + producer.sendDeadline()
                     + "), or rows still in flight would be claimed again by another relay");
         }
+        if (settings.stallTimeout().compareTo(producer.sendDeadline()) <= 0) {
+            throw new IllegalStateException("flashstock.relay.stall-timeout (" + settings.stallTimeout()
+                    + ") must be longer than max.block.ms + delivery.timeout.ms (" + producer.sendDeadline()
+                    + "), or a slow send that works would show the relay as not live");
+        }
         this.settings = settings;
         this.outbox = outbox;
         this.publisher = publisher;
         this.metrics = metrics;
+        this.heartbeat = heartbeat;
         // a batch in progress ends within the send deadline; the lease is longer still
         this.stopTimeout = settings.lease();
     }
@@ -58,6 +66,7 @@ public class OutboxRelay implements SmartLifecycle {
     @Override
     public void start() {
         running = true;
+        heartbeat.loopStarted();
         Thread thread = new Thread(this::loop, "outbox-relay");
         // a stop that times out (database unreachable) must not keep the JVM alive; the lease covers the rows
         thread.setDaemon(true);
@@ -113,6 +122,7 @@ public class OutboxRelay implements SmartLifecycle {
                 log.warn("relay batch failed ({} in a row), next claim in {}: {}", failuresInARow, pause,
                         e.toString(), e);
             }
+            heartbeat.cycleEnded(pause);
             if (running && !pause.isZero()) {
                 LockSupport.parkNanos(pause.toNanos());
             }
@@ -143,23 +153,28 @@ public class OutboxRelay implements SmartLifecycle {
 
     /**
      * Puts failed rows back with a backoff, or marks them DEAD after their last attempt. Only a failure of the
-     * record itself counts towards DEAD: when the broker was the problem the row waits however long the outage
-     * lasts, and the loop waits until every retried row of the batch is due again, since claiming newer rows
-     * meanwhile would publish them ahead of the failed ones of the same key.
+     * record itself counts towards DEAD (the row's {@code failures}, not its claims): when the broker was the
+     * problem the row waits however long the outage lasts, and afterwards still has every attempt of its own.
+     * The loop waits until every row the broker failed is due again, since claiming newer rows meanwhile would
+     * publish them ahead of the failed ones of the same key.
      */
     private Duration recordFailures(int batchSize, List<BatchPublisher.Failed> failed) {
         List<OutboxTable.Failure> failures = new ArrayList<>(failed.size());
         Duration retryPause = Duration.ZERO;
         for (BatchPublisher.Failed failure : failed) {
             OutboxRow row = failure.row();
-            if (row.attempts() >= settings.maxAttempts() && !failure.brokerTrouble()) {
-                failures.add(new OutboxTable.Failure(row.id(), OutboxStatus.DEAD, Duration.ZERO, failure.describe()));
-            } else {
+            if (failure.brokerTrouble()) {
                 Duration backoff = settings.backoff().after(row.attempts());
-                failures.add(new OutboxTable.Failure(row.id(), OutboxStatus.NEW, backoff, failure.describe()));
-                if (failure.brokerTrouble() && backoff.compareTo(retryPause) > 0) {
+                failures.add(new OutboxTable.Failure(row.id(), OutboxStatus.NEW, backoff, failure.describe(), false));
+                if (backoff.compareTo(retryPause) > 0) {
                     retryPause = backoff;
                 }
+            } else {
+                int ownFailures = row.failures() + 1;
+                failures.add(ownFailures >= settings.maxAttempts()
+                        ? new OutboxTable.Failure(row.id(), OutboxStatus.DEAD, Duration.ZERO, failure.describe(), true)
+                        : new OutboxTable.Failure(row.id(), OutboxStatus.NEW, settings.backoff().after(ownFailures),
+                                failure.describe(), true));
             }
         }
         boolean[] applied = outbox.recordFailures(settings.instanceId(), failures);
@@ -172,8 +187,9 @@ public class OutboxRelay implements SmartLifecycle {
             if (failures.get(i).status() == OutboxStatus.DEAD) {
                 dead++;
                 OutboxRow row = failed.get(i).row();
-                log.error("outbox row {} (event {}, key {}, {}) is DEAD after {} attempts: {}", row.id(),
-                        row.eventId(), row.key(), row.eventType(), row.attempts(), failures.get(i).error());
+                log.error("outbox row {} (event {}, key {}, {}) is DEAD after {} failures of its own ({} claims): {}",
+                        row.id(), row.eventId(), row.key(), row.eventType(), row.failures() + 1, row.attempts(),
+                        failures.get(i).error());
             } else {
                 retried++;
             }

@@ -22,7 +22,7 @@ public class OutboxTable {
 
     /** Index {@code ix_outbox_claim (status, id)} serves the filter and the order. */
     private static final String SELECT_CLAIMABLE = """
-            SELECT id, event_id, aggregate_key, event_type, payload, created_at, attempts
+            SELECT id, event_id, aggregate_key, event_type, payload, created_at, attempts, failures
             FROM outbox_event
             WHERE status = :new AND available_at <= UTC_TIMESTAMP(6)
             ORDER BY id
@@ -45,7 +45,8 @@ public class OutboxTable {
      */
     private static final String RECORD_FAILURE = """
             UPDATE outbox_event
-            SET status = ?, available_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, last_error = ?
+            SET status = ?, available_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, last_error = ?,
+                failures = failures + ?
             WHERE id = ? AND claimed_by = ? AND status = ?""";
 
     /** {@code last_error} is a VARCHAR(512). */
@@ -73,7 +74,8 @@ public class OutboxTable {
                     .param("limit", limit)
                     .query((rs, n) -> new OutboxRow(rs.getLong("id"), rs.getString("event_id"),
                             rs.getString("aggregate_key"), rs.getString("event_type"), rs.getString("payload"),
-                            rs.getTimestamp("created_at").toInstant(), rs.getInt("attempts") + 1))
+                            rs.getTimestamp("created_at").toInstant(), rs.getInt("attempts") + 1,
+                            rs.getInt("failures")))
                     .list();
             if (!rows.isEmpty()) {
                 jdbc.sql(LEASE)
@@ -94,7 +96,8 @@ public class OutboxTable {
     }
 
     /**
-     * Records failed sends: each row goes back to NEW with a retry time or becomes DEAD.
+     * Records failed sends: each row goes back to NEW with a retry time or becomes DEAD; a failure of the
+     * record itself also counts in its {@code failures}.
      *
      * @return for each failure, whether the row was still this instance's claim and got updated
      */
@@ -103,9 +106,10 @@ public class OutboxTable {
             ps.setString(1, failure.status().name());
             ps.setLong(2, micros(failure.retryAfter()));
             ps.setString(3, truncate(failure.error()));
-            ps.setLong(4, failure.id());
-            ps.setString(5, instance);
-            ps.setString(6, OutboxStatus.NEW.name());
+            ps.setInt(4, failure.ownFailure() ? 1 : 0);
+            ps.setLong(5, failure.id());
+            ps.setString(6, instance);
+            ps.setString(7, OutboxStatus.NEW.name());
         });
         boolean[] applied = new boolean[failures.size()];
         int i = 0;
@@ -129,7 +133,8 @@ public class OutboxTable {
      * A row whose send failed.
      *
      * @param status NEW to be claimed again after {@code retryAfter}, or DEAD
+     * @param ownFailure whether the record itself was refused, rather than the broker being unreachable
      */
-    public record Failure(long id, OutboxStatus status, Duration retryAfter, String error) {
+    public record Failure(long id, OutboxStatus status, Duration retryAfter, String error, boolean ownFailure) {
     }
 }

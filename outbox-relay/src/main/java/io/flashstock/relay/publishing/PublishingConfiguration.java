@@ -9,6 +9,11 @@ import org.springframework.kafka.support.ProducerListener;
 class PublishingConfiguration {
 
     @Bean
+    LoopHeartbeat loopHeartbeat() {
+        return new LoopHeartbeat(System::nanoTime);
+    }
+
+    @Bean
     ProducerTuning producerTuning(ProducerFactory<?, ?> producerFactory) {
         return ProducerTuning.of(producerFactory.getConfigurationProperties());
     }

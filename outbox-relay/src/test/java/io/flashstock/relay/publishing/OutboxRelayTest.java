@@ -41,7 +41,7 @@ class OutboxRelayTest {
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final RelaySettings settings = new RelaySettings("t", BATCH_SIZE, IDLE, Duration.ofSeconds(30),
             MAX_ATTEMPTS, BACKOFF, "relay-test", Duration.ofDays(1), 1000, Duration.ofMinutes(1),
-            Duration.ofSeconds(5));
+            Duration.ofSeconds(5), Duration.ofSeconds(20));
     private OutboxRelay relay;
 
     @BeforeEach
@@ -108,6 +108,7 @@ class OutboxRelayTest {
                 .containsExactly(OutboxStatus.NEW, OutboxStatus.NEW, OutboxStatus.NEW);
         assertThat(failures).extracting(OutboxTable.Failure::retryAfter)
                 .containsExactly(Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofMillis(400));
+        assertThat(failures).noneMatch(OutboxTable.Failure::ownFailure);
         assertThat(failures.get(0).error()).isEqualTo("NetworkException: broker gone");
         assertThat(meters.get("flashstock.relay.retries").counter().count()).isEqualTo(3);
         assertThat(meters.get("flashstock.relay.marked.dead").counter().count()).isZero();
@@ -116,7 +117,7 @@ class OutboxRelayTest {
 
     @Test
     void recordRefusedOnItsLastAttemptIsDead() {
-        OutboxRow refused = row(1, MAX_ATTEMPTS);
+        OutboxRow refused = row(1, MAX_ATTEMPTS, MAX_ATTEMPTS - 1);
         claims(List.of(refused));
         when(publisher.publish(List.of(refused))).thenReturn(new BatchPublisher.Outcome(List.of(),
                 List.of(new BatchPublisher.Failed(refused, new RecordTooLargeException("too big")))));
@@ -126,8 +127,28 @@ class OutboxRelayTest {
         assertThat(recordedFailures()).singleElement().satisfies(failure -> {
             assertThat(failure.status()).isEqualTo(OutboxStatus.DEAD);
             assertThat(failure.error()).contains("too big");
+            assertThat(failure.ownFailure()).isTrue();
         });
         assertThat(meters.get("flashstock.relay.marked.dead").counter().count()).isEqualTo(1);
+    }
+
+    @Test
+    void outageClaimsPastMaxAttemptsDoNotMakeTheFirstOwnFailureDead() {
+        // claimed MAX_ATTEMPTS + 2 times, every earlier claim failed on the broker, none on the record
+        OutboxRow waited = row(1, MAX_ATTEMPTS + 2);
+        claims(List.of(waited));
+        when(publisher.publish(List.of(waited))).thenReturn(new BatchPublisher.Outcome(List.of(),
+                List.of(new BatchPublisher.Failed(waited, new RecordTooLargeException("refused once")))));
+
+        relay.relayOneBatch();
+
+        assertThat(recordedFailures()).singleElement().satisfies(failure -> {
+            assertThat(failure.status()).isEqualTo(OutboxStatus.NEW);
+            // its first own failure: the first step of the backoff, not the step of its claim count
+            assertThat(failure.retryAfter()).isEqualTo(Duration.ofMillis(100));
+            assertThat(failure.ownFailure()).isTrue();
+        });
+        assertThat(meters.get("flashstock.relay.marked.dead").counter().count()).isZero();
     }
 
     @Test
@@ -167,10 +188,15 @@ class OutboxRelayTest {
                 .withMessageContaining("enable.idempotence");
         var slow = new ProducerTuning("all", true, 5, 5, 16384, "lz4", Duration.ofSeconds(10), Duration.ofSeconds(20));
         assertThatIllegalStateException().isThrownBy(() -> relay(slow)).withMessageContaining("lease");
+        var slowerThanTheStallTimeout = new ProducerTuning("all", true, 5, 5, 16384, "lz4", Duration.ofSeconds(5),
+                Duration.ofSeconds(16));
+        assertThatIllegalStateException().isThrownBy(() -> relay(slowerThanTheStallTimeout))
+                .withMessageContaining("stall-timeout");
     }
 
     private OutboxRelay relay(ProducerTuning tuning) {
-        return new OutboxRelay(settings, outbox, publisher, new RelayMetrics(meters, settings), tuning);
+        return new OutboxRelay(settings, outbox, publisher, new RelayMetrics(meters, settings),
+                new LoopHeartbeat(System::nanoTime), tuning);
     }
 
     private static ProducerTuning tuning(String acks, boolean idempotence) {
@@ -192,8 +218,14 @@ class OutboxRelayTest {
         return IntStream.rangeClosed(1, count).mapToObj(id -> row(id, attempts)).toList();
     }
 
+    /** A row claimed {@code attempts} times whose earlier sends all failed on the broker, if on anything. */
     private static OutboxRow row(long id, int attempts) {
-        return new OutboxRow(id, "event-" + id, "item-" + id, "StockDeducted", "{}", NOW.minusMillis(40), attempts);
+        return row(id, attempts, 0);
+    }
+
+    private static OutboxRow row(long id, int attempts, int ownFailures) {
+        return new OutboxRow(id, "event-" + id, "item-" + id, "StockDeducted", "{}", NOW.minusMillis(40), attempts,
+                ownFailures);
     }
 
     private static List<BatchPublisher.Acked> acked(List<OutboxRow> rows) {

@@ -1,0 +1,48 @@
+package io.flashstock.relay.web;
+
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.http.HttpHeaders;
+import org.springframework.web.servlet.HandlerInterceptor;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+
+/**
+ * Guards {@code /admin/**} as order-api does: refused (403) when no token is configured, 401 unless the
+ * request carries {@code Authorization: Bearer <token>}. Compares digests in constant time, so neither the
+ * token's content nor its length leaks through timing.
+ */
+class AdminAccess implements HandlerInterceptor {
+
+    private static final String BEARER = "Bearer ";
+
+    private final byte[] tokenDigest;
+
+    AdminAccess(AdminSettings settings) {
+        this.tokenDigest = settings.enabled() ? sha256(settings.token()) : null;
+    }
+
+    @Override
+    public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
+        if (tokenDigest == null) {
+            throw new ProblemException(ProblemType.ADMIN_DISABLED,
+                    "no admin token is configured (set STOCK_ADMIN_TOKEN)");
+        }
+        String authorization = request.getHeader(HttpHeaders.AUTHORIZATION);
+        if (authorization == null || !authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())
+                || !MessageDigest.isEqual(tokenDigest, sha256(authorization.substring(BEARER.length())))) {
+            throw new ProblemException(ProblemType.ADMIN_UNAUTHORIZED, "send Authorization: Bearer <admin token>");
+        }
+        return true;
+    }
+
+    private static byte[] sha256(String value) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-256", e);
+        }
+    }
+}
