@@ -1,5 +1,7 @@
 package io.flashstock.order;
 
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.DefaultTransactionStatus;
@@ -16,6 +18,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * race by holding an order between its take and its commit, or keeps orders in flight.
  */
 public class HoldingTransactions extends JdbcTransactionManager {
+
+    /** Installs it as the application's transaction manager: {@code @Import(HoldingTransactions.Installed.class)}. */
+    @TestConfiguration
+    public static class Installed {
+        @Bean
+        HoldingTransactions transactionManager(DataSource dataSource) {
+            return new HoldingTransactions(dataSource);
+        }
+    }
 
     public enum At { BEGIN, COMMIT }
 

@@ -12,9 +12,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -48,19 +51,9 @@ class GroupCommitTest {
 
     @Test
     void ordersThatQueueWhileATransactionIsWrittenShareTheNext() throws Exception {
-        var commit = groupCommit(1, 64);
-        database.holdFirst();
-        var first = place(commit, "first");
-        database.awaitHeld();
-        var others = List.of(place(commit, "b"), place(commit, "c"), place(commit, "d"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> commit.queued() == 3);
+        var queued = queuedBehindAHeldTransaction(groupCommit(1, 64), "b", "c", "d");
 
-        database.release();
-        first.get(5, TimeUnit.SECONDS);
-        for (var other : others) {
-            other.get(5, TimeUnit.SECONDS);
-        }
-
+        awaitAll(queued);
         assertThat(database.committed()).hasSize(2);
         assertThat(database.committed().get(0)).containsExactly("first");
         assertThat(database.committed().get(1)).containsExactlyInAnyOrder("b", "c", "d");
@@ -68,19 +61,9 @@ class GroupCommitTest {
 
     @Test
     void noTransactionWritesMoreThanTheMaxBatch() throws Exception {
-        var commit = groupCommit(1, 2);
-        database.holdFirst();
-        var first = place(commit, "first");
-        database.awaitHeld();
-        var others = List.of(place(commit, "b"), place(commit, "c"), place(commit, "d"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> commit.queued() == 3);
+        var queued = queuedBehindAHeldTransaction(groupCommit(1, 2), "b", "c", "d");
 
-        database.release();
-        first.get(5, TimeUnit.SECONDS);
-        for (var other : others) {
-            other.get(5, TimeUnit.SECONDS);
-        }
-
+        awaitAll(queued);
         assertThat(database.committed()).allSatisfy(batch -> assertThat(batch).hasSizeLessThanOrEqualTo(2));
         assertThat(database.committed().stream().flatMap(List::stream)).containsExactlyInAnyOrder(
                 "first", "b", "c", "d");
@@ -88,73 +71,50 @@ class GroupCommitTest {
 
     @Test
     void aFencedOrderFailsAloneAndTheRestOfItsBatchIsWritten() throws Exception {
-        var commit = groupCommit(1, 64);
         database.fence("stale");
-        database.holdFirst();
-        var first = place(commit, "first");
-        database.awaitHeld();
-        var stale = place(commit, "stale");
-        var fresh = place(commit, "fresh");
-        await().atMost(Duration.ofSeconds(5)).until(() -> commit.queued() == 2);
 
-        database.release();
-        first.get(5, TimeUnit.SECONDS);
-        fresh.get(5, TimeUnit.SECONDS);
-        assertThatThrownBy(() -> stale.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(GroupCommit.Fenced.class);
+        var queued = queuedBehindAHeldTransaction(groupCommit(1, 64), "stale", "fresh");
+
+        queued.get("fresh").get(5, TimeUnit.SECONDS);
+        assertThatThrownBy(() -> queued.get("stale").get(5, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(GroupCommit.Fenced.class);
         assertThat(database.committed().get(1)).containsExactly("fresh");
     }
 
     @Test
     void aBatchThatOneOrderFailsIsRetriedOrderByOrderSoOnlyThatOrderFails() throws Exception {
-        var commit = groupCommit(1, 64);
         database.reject("bad", code -> new CheckedCommit.NotWritten(new DataIntegrityViolationException(code)));
-        database.holdFirst();
-        var first = place(commit, "first");
-        database.awaitHeld();
-        var bad = place(commit, "bad");
-        var good = place(commit, "good");
-        await().atMost(Duration.ofSeconds(5)).until(() -> commit.queued() == 2);
 
-        database.release();
-        first.get(5, TimeUnit.SECONDS);
-        good.get(5, TimeUnit.SECONDS);
-        assertThatThrownBy(() -> bad.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(CheckedCommit.NotWritten.class);
+        var queued = queuedBehindAHeldTransaction(groupCommit(1, 64), "bad", "good");
+
+        queued.get("good").get(5, TimeUnit.SECONDS);
+        assertThatThrownBy(() -> queued.get("bad").get(5, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(CheckedCommit.NotWritten.class);
         assertThat(database.committed()).containsExactly(List.of("first"), List.of("good"));
     }
 
     @Test
     void aBatchThatCouldNotReachTheDatabaseFailsWholeWithoutARetryPerOrder() throws Exception {
-        var commit = groupCommit(1, 64);
-        database.holdFirst();
-        var first = place(commit, "first");
-        database.awaitHeld();
         database.reject("b", code -> new CheckedCommit.NotWritten(new DataAccessResourceFailureException("down")));
-        var b = place(commit, "b");
-        var c = place(commit, "c");
-        await().atMost(Duration.ofSeconds(5)).until(() -> commit.queued() == 2);
 
-        database.release();
-        first.get(5, TimeUnit.SECONDS);
-        assertThatThrownBy(() -> b.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(CheckedCommit.NotWritten.class);
-        assertThatThrownBy(() -> c.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(CheckedCommit.NotWritten.class);
-        assertThat(database.attempts()).isEqualTo(2);
+        var queued = queuedBehindAHeldTransaction(groupCommit(1, 64), "b", "c");
+
+        for (var order : queued.values()) {
+            assertThatThrownBy(() -> order.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(CheckedCommit.NotWritten.class);
+        }
+        assertThat(database.attempts()).as("the held batch and the failed one, no retry per order").isEqualTo(2);
     }
 
     @Test
     void aCommitThatCouldNotBeConfirmedLeavesEveryOrderOfItsBatchInDoubt() throws Exception {
-        var commit = groupCommit(1, 64);
-        database.holdFirst();
-        var first = place(commit, "first");
-        database.awaitHeld();
         database.reject("b", code -> new CheckedCommit.OutcomeUnknown(new DataAccessResourceFailureException("lost")));
-        var b = place(commit, "b");
-        var c = place(commit, "c");
-        await().atMost(Duration.ofSeconds(5)).until(() -> commit.queued() == 2);
 
-        database.release();
-        first.get(5, TimeUnit.SECONDS);
-        assertThatThrownBy(() -> b.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(CheckedCommit.OutcomeUnknown.class);
-        assertThatThrownBy(() -> c.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(CheckedCommit.OutcomeUnknown.class);
+        var queued = queuedBehindAHeldTransaction(groupCommit(1, 64), "b", "c");
+
+        for (var order : queued.values()) {
+            assertThatThrownBy(() -> order.get(5, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(CheckedCommit.OutcomeUnknown.class);
+        }
     }
 
     @Test
@@ -184,6 +144,30 @@ class GroupCommitTest {
         assertThat(database.committed()).containsExactly(List.of("second"), List.of("first"));
     }
 
+    /**
+     * Holds the transaction of an order "first" open, queues the orders {@code codes} behind it, then lets it commit;
+     * the queued orders' requests, by code.
+     */
+    private Map<String, Future<?>> queuedBehindAHeldTransaction(GroupCommit commit, String... codes) throws Exception {
+        database.holdFirst();
+        var first = place(commit, "first");
+        database.awaitHeld();
+        var queued = new LinkedHashMap<String, Future<?>>();
+        for (String code : codes) {
+            queued.put(code, place(commit, code));
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> commit.queued() == codes.length);
+        database.release();
+        first.get(5, TimeUnit.SECONDS);
+        return queued;
+    }
+
+    private static void awaitAll(Map<String, Future<?>> requests) throws Exception {
+        for (var request : requests.values()) {
+            request.get(5, TimeUnit.SECONDS);
+        }
+    }
+
     private GroupCommit groupCommit(int writers, int maxBatch) {
         return new GroupCommit(database, new OrderSettings.GroupCommit(writers, maxBatch), new SimpleMeterRegistry());
     }
@@ -205,8 +189,7 @@ class GroupCommitTest {
     private static final class FakeDatabase implements BatchWriter {
         private final List<List<String>> committed = new CopyOnWriteArrayList<>();
         private final Set<String> fenced = new HashSet<>();
-        private final java.util.Map<String, Function<String, RuntimeException>> rejected =
-                new java.util.concurrent.ConcurrentHashMap<>();
+        private final Map<String, Function<String, RuntimeException>> rejected = new ConcurrentHashMap<>();
         private final CountDownLatch held = new CountDownLatch(1);
         private final CountDownLatch released = new CountDownLatch(1);
         private volatile boolean holdFirst;

@@ -8,13 +8,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.TestConfiguration;
-import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.TestPropertySource;
 
-import javax.sql.DataSource;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -28,19 +26,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * ends. The orders in flight are held at their commit, so the bound is reached deterministically.
  */
 @TestPropertySource(properties = "flashstock.order.overload.max-in-flight=1")
+@Import(HoldingTransactions.Installed.class)
 class OverloadIT extends OrderApiIntegrationTest {
 
     @DynamicPropertySource
     static void infrastructure(DynamicPropertyRegistry registry) {
         sharedInfrastructure(registry, "overload");
-    }
-
-    @TestConfiguration
-    static class Holding {
-        @Bean
-        HoldingTransactions transactionManager(DataSource dataSource) {
-            return new HoldingTransactions(dataSource);
-        }
     }
 
     @Autowired

@@ -10,15 +10,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.bean.override.mockito.MockitoSpyBean;
 
-import javax.sql.DataSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,6 +40,7 @@ import static org.mockito.Mockito.doThrow;
  * that Redis restored stale. The races are forced with a transaction manager that holds one order's transaction
  * at its begin or its commit.
  */
+@Import(HoldingTransactions.Installed.class)
 class StockRebuildRaceIT extends OrderApiIntegrationTest {
 
     private static final Duration DEADLINE = Duration.ofSeconds(20);
@@ -51,14 +50,6 @@ class StockRebuildRaceIT extends OrderApiIntegrationTest {
     @DynamicPropertySource
     static void infrastructure(DynamicPropertyRegistry registry) {
         sharedInfrastructure(registry, "rebuild");
-    }
-
-    @TestConfiguration
-    static class Holding {
-        @Bean
-        HoldingTransactions transactionManager(DataSource dataSource) {
-            return new HoldingTransactions(dataSource);
-        }
     }
 
     @Autowired
