@@ -172,21 +172,26 @@ public record OrderSettings(
     }
 
     /**
-     * The DB-lock baseline's connection pool, apart from the orders pool, so that its orders, which hold a
-     * connection while they queue on their item's row lock, cannot take the Redis gate's connections.
+     * The DB-lock baseline's bound and connection pool, apart from the engine's, so that its orders, which hold a
+     * server thread and a connection while they queue on their item's row lock, cannot take the Redis gate's.
      *
+     * @param maxInFlight the baseline's orders handled at once; past it they are refused 503 {@code OVERLOADED} at
+     *                    once. Its orders hold a server thread while they queue on their row, so unbounded they
+     *                    could take every thread of {@code server.tomcat.threads.max} (200) from the engine's
+     *                    orders; comparison runs of many simultaneous users raise it
      * @param poolSize connections of the baseline
      * @param connectionTimeout how long a baseline order waits for one: 1 s, as the orders pool, so that a database
      *                          outage is a fast 503 here too; the comparison runs raise it to Hikari's 30 s, as the
      *                          published baselines use, since the strategy queues every order of an item for one
      */
-    public record DbLock(@DefaultValue("10") int poolSize, @DefaultValue("1s") Duration connectionTimeout) {
+    public record DbLock(@DefaultValue("50") int maxInFlight, @DefaultValue("10") int poolSize,
+                         @DefaultValue("1s") Duration connectionTimeout) {
 
         public DbLock {
-            if (poolSize < 1 || connectionTimeout.toMillis() < 250) {
-                throw new IllegalArgumentException("flashstock.order.db-lock needs pool-size >= 1 and a "
-                        + "connection-timeout of at least 250ms (Hikari's least): " + poolSize + ", "
-                        + connectionTimeout);
+            if (maxInFlight < 1 || poolSize < 1 || connectionTimeout.toMillis() < 250) {
+                throw new IllegalArgumentException("flashstock.order.db-lock needs max-in-flight and pool-size "
+                        + ">= 1 and a connection-timeout of at least 250ms (Hikari's least): " + maxInFlight + ", "
+                        + poolSize + ", " + connectionTimeout);
             }
         }
     }

@@ -23,29 +23,34 @@ import org.springframework.web.filter.OncePerRequestFilter;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Sheds the Redis gate's orders past capacity ({@link OrderSettings.Overload}): a request that finds no slot within
- * {@code max-wait} is answered 503 {@code OVERLOADED} with {@code Retry-After}, unread, before it takes stock, at
- * a fraction of an order's cost. A Resilience4j semaphore bulkhead; its {@code resilience4j.bulkhead.*} meters show
- * the orders in flight.
+ * Bounds one order endpoint's requests in flight: a request that finds no slot within its wait is answered 503
+ * {@code OVERLOADED} with {@code Retry-After}, unread, before it takes stock, at a fraction of an order's cost. A
+ * Resilience4j semaphore bulkhead per endpoint; its {@code resilience4j.bulkhead.*} meters show the requests in
+ * flight. The Redis gate's bound is load shedding, opt-in ({@link OrderSettings.Overload}); the DB-lock baseline's
+ * is always on ({@link OrderSettings.DbLock}): its orders hold a server thread while they queue on their row, and
+ * unbounded they could take every thread the engine's orders need.
  */
 final class OverloadShedding extends OncePerRequestFilter {
 
+    private final Gate gate;
     private final Bulkhead inFlight;
     private final OrderMetrics.Outcomes outcomes;
     private final byte[] refusal;
 
-    OverloadShedding(OrderSettings settings, OrderMetrics metrics, JsonMapper json, MeterRegistry meters) {
-        var overload = settings.overload();
+    OverloadShedding(Gate gate, int maxInFlight, Duration maxWait, OrderMetrics metrics, JsonMapper json,
+                     MeterRegistry meters) {
+        this.gate = gate;
         var bulkheads = BulkheadRegistry.of(BulkheadConfig.custom()
-                .maxConcurrentCalls(overload.maxInFlight()).maxWaitDuration(overload.maxWait()).build());
-        this.inFlight = bulkheads.bulkhead("orders");
+                .maxConcurrentCalls(maxInFlight).maxWaitDuration(maxWait).build());
+        this.inFlight = bulkheads.bulkhead(gate.code());
         TaggedBulkheadMetrics.ofBulkheadRegistry(bulkheads).bindTo(meters);
-        this.outcomes = metrics.of(Gate.REDIS);
-        this.refusal = json.writeValueAsBytes(problem(overload.maxInFlight()));
+        this.outcomes = metrics.of(gate);
+        this.refusal = json.writeValueAsBytes(problem(gate, maxInFlight));
     }
 
     @Override
@@ -72,15 +77,15 @@ final class OverloadShedding extends OncePerRequestFilter {
     }
 
     /** The problem every refusal answers; the same fields as the engine's other problems. */
-    private static Map<String, Object> problem(int maxInFlight) {
+    private static Map<String, Object> problem(Gate gate, int maxInFlight) {
         ProblemType type = ProblemType.OVERLOADED;
         var problem = new LinkedHashMap<String, Object>();
         problem.put("type", type.type().toString());
         problem.put("title", type.title());
         problem.put("status", type.status().value());
-        problem.put("detail", "the engine is handling " + maxInFlight + " orders already; nothing was read or sold: "
+        problem.put("detail", "this endpoint is handling " + maxInFlight + " orders already; nothing was read or sold: "
                 + "retry after the seconds of Retry-After");
-        problem.put("instance", OrderController.PATH);
+        problem.put("instance", OrderController.pathOf(gate));
         problem.put("code", type.code());
         return problem;
     }
@@ -88,16 +93,33 @@ final class OverloadShedding extends OncePerRequestFilter {
     /** Only when a bound is set: {@code max-in-flight} 0 (the default) leaves the endpoint unbounded. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnExpression("${flashstock.order.overload.max-in-flight:0} > 0")
-    static class Registration {
+    static class RedisGateBound {
 
         /** Right after {@link EndpointLatency}, so that refusals are timed too. */
         @Bean
-        FilterRegistrationBean<OverloadShedding> overloadShedding(OrderSettings settings, OrderMetrics metrics,
-                                                                 JsonMapper json, MeterRegistry meters) {
-            var registration = new FilterRegistrationBean<>(new OverloadShedding(settings, metrics, json, meters));
-            registration.addUrlPatterns(OrderController.PATH);
-            registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 1);
-            return registration;
+        FilterRegistrationBean<OverloadShedding> redisGateBound(OrderSettings settings, OrderMetrics metrics,
+                                                               JsonMapper json, MeterRegistry meters) {
+            var overload = settings.overload();
+            return registration(new OverloadShedding(Gate.REDIS, overload.maxInFlight(), overload.maxWait(), metrics,
+                    json, meters));
         }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class DbLockBound {
+
+        @Bean
+        FilterRegistrationBean<OverloadShedding> dbLockBound(OrderSettings settings, OrderMetrics metrics,
+                                                            JsonMapper json, MeterRegistry meters) {
+            return registration(new OverloadShedding(Gate.DB_LOCK, settings.dbLock().maxInFlight(), Duration.ZERO,
+                    metrics, json, meters));
+        }
+    }
+
+    private static FilterRegistrationBean<OverloadShedding> registration(OverloadShedding filter) {
+        var registration = new FilterRegistrationBean<>(filter);
+        registration.addUrlPatterns(OrderController.pathOf(filter.gate));
+        registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 1);
+        return registration;
     }
 }

@@ -75,7 +75,7 @@ class OverloadIT extends OrderApiIntegrationTest {
     }
 
     @Test
-    void theDbLockBaselineIsNotBoundedSoTheComparisonShowsItsOwnQueueing() throws Exception {
+    void theDbLockBaselineHasABoundOfItsOwn() throws Exception {
         String busy = uniqueItem("overload-busy");
         setStock(busy, 5, null);
         String locked = uniqueItem("overload-locked");

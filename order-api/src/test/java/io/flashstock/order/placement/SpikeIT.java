@@ -33,6 +33,8 @@ class SpikeIT extends OrderApiIntegrationTest {
         // the DB-lock gate queues every order of the item for one of its pool's connections and then the row lock:
         // its 1 s wait for a connection (fail fast when the database is gone) would answer the end of that queue 503
         registry.add("flashstock.order.db-lock.connection-timeout", () -> "10s");
+        // and every user is in flight at once, past the baseline's bound of 50
+        registry.add("flashstock.order.db-lock.max-in-flight", () -> "1000");
         // likewise 500 takes at once on two cores, test clients included, may queue past the 1 s Redis timeout
         registry.add("spring.data.redis.timeout", () -> "10s");
     }

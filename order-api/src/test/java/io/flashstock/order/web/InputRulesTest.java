@@ -19,7 +19,7 @@ class InputRulesTest {
             Duration.ofHours(1), Duration.ofDays(1), new OrderSettings.Reload(Duration.ofSeconds(5), Duration.ofSeconds(15)), new OrderSettings.Redis(0, 0, Duration.ofSeconds(60), Duration.ofSeconds(5)),
             new OrderSettings.GroupCommit(2, 64), new OrderSettings.Outage(Duration.ofSeconds(1)),
             new OrderSettings.InDoubt(Duration.ofSeconds(1)), new OrderSettings.Overload(128, Duration.ofMillis(10)),
-            new OrderSettings.DbLock(10, Duration.ofSeconds(30))));
+            new OrderSettings.DbLock(50, 10, Duration.ofSeconds(30))));
 
     @ParameterizedTest
     @ValueSource(strings = {"1234", "A", "item-1", "a.b_c-d", "123456789012"})
