@@ -24,6 +24,9 @@ import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.support.DefaultTransactionStatus;
 
 import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -55,11 +58,16 @@ class OutageIT extends OrderApiIntegrationTest {
         }
     }
 
-    /** The real transaction manager, which can stop the private database once: just before a commit, or after. */
+    /**
+     * The real transaction manager, which can stop the private database once, just before a commit or after, or
+     * stall the next commit on the server: a global read lock taken just before it makes the server hold the COMMIT
+     * (waiting for the commit lock) until {@link #releaseTheCommit}.
+     */
     static class DatabaseStoppingCommits extends JdbcTransactionManager {
-        enum Stop { NEVER, BEFORE_COMMIT, AFTER_COMMIT }
+        enum Stop { NEVER, BEFORE_COMMIT, AFTER_COMMIT, STALL_COMMIT }
 
         private final AtomicReference<Stop> next = new AtomicReference<>(Stop.NEVER);
+        private volatile Connection commitLock;
 
         DatabaseStoppingCommits(DataSource dataSource) {
             super(dataSource);
@@ -76,10 +84,35 @@ class OutageIT extends OrderApiIntegrationTest {
             if (stop == Stop.BEFORE_COMMIT) {
                 STACK.stop("mariadb");
             }
+            if (stop == Stop.STALL_COMMIT) {
+                commitLock = globalReadLock();
+            }
             super.doCommit(status);
             if (stop == Stop.AFTER_COMMIT) {
                 STACK.stop("mariadb");
                 throw new TransactionSystemException("injected: committed, then the database stopped before the reply");
+            }
+        }
+
+        /** Lets the stalled commit finish on the server. */
+        void releaseTheCommit() throws SQLException {
+            try (Connection lock = commitLock) {
+                if (lock != null) {
+                    lock.createStatement().execute("UNLOCK TABLES");
+                }
+            } finally {
+                commitLock = null;
+            }
+        }
+
+        /** As the private server's root, which may: the application's user has no RELOAD privilege. */
+        private static Connection globalReadLock() {
+            try {
+                Connection root = DriverManager.getConnection(STACK.jdbcUrl("orders"), "root", "");
+                root.createStatement().execute("FLUSH TABLES WITH READ LOCK");
+                return root;
+            } catch (SQLException e) {
+                throw new IllegalStateException("could not take the global read lock", e);
             }
         }
     }
@@ -183,6 +216,35 @@ class OutageIT extends OrderApiIntegrationTest {
         assertThat(retry.status()).as("%s", retry).isEqualTo(200);
         assertThat(redisCounter(item)).isEqualTo(3);
         assertThat(orderCount(item)).isEqualTo(1);
+    }
+
+    @Test
+    void aCommitStalledOnTheServerPastTheSocketTimeoutIsHeldInDoubtUntilTheServerDecides() throws Exception {
+        String item = uniqueItem("commit-stalls");
+        setStock(item, 5, null);
+        double settledBefore = settled("committed") + settled("given_back");
+
+        commits.stopTheDatabase(DatabaseStoppingCommits.Stop.STALL_COMMIT);
+        try {
+            var answer = api().order(item, "wes", 2, "Idempotency-Key", "stalled-commit");
+            assertThat(answer.status()).as("%s", answer).isEqualTo(503);
+            assertThat(answer.code()).as("the lookup waits for the commit still on the server, so it cannot tell")
+                    .isEqualTo("ORDER_OUTCOME_UNKNOWN");
+            assertThat(redisCounter(item)).as("kept while the commit may land").isEqualTo(3);
+            assertThat(redis.opsForHash().size(StockKeys.inDoubt(item))).isEqualTo(1);
+        } finally {
+            commits.releaseTheCommit();
+        }
+
+        // MariaDB drops a commit whose client left while it waited; either way the stock must match the orders
+        await("settled once the server has decided").atMost(RECOVERY).pollInterval(Duration.ofMillis(200))
+                .until(() -> !redis.hasKey(StockKeys.inDoubt(item)));
+        assertThat(settled("committed") + settled("given_back") - settledBefore).isEqualTo(1);
+        assertThat(redisCounter(item)).as("what the server decided").isEqualTo(5 - orderedQuantity(item));
+        var retry = api().order(item, "wes", 2, "Idempotency-Key", "stalled-commit");
+        assertThat(retry.status()).as("%s", retry).isEqualTo(200);
+        assertThat(orderCount(item)).isEqualTo(1);
+        assertThat(redisCounter(item)).isEqualTo(3);
     }
 
     @Test
