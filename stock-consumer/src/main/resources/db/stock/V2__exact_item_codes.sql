@@ -1,4 +1,4 @@
--- Item codes compare exactly, as in the orders database (its V6) and in Redis: under ascii_general_ci 'Case-X'
+-- Item codes compare exactly, as in the orders database (its V4) and in Redis: under ascii_general_ci 'Case-X'
 -- and 'case-x', two items to order-api, shared one stock_level row here, so one's reset overwrote the other's
 -- baseline and their deductions were summed. Item codes hold no spaces, so ascii_bin is exact. Runs on MySQL
 -- 8.x and MariaDB 10.6+; no value changes, and no two existing rows can collide under a finer comparison.

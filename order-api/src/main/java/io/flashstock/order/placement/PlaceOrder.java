@@ -184,8 +184,7 @@ public class PlaceOrder {
             throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the first order", e);
         }
         if (!committed) {
-            return abandoned(first) && gate.forgetAbandoned(command, first) ? retryAbandoned(command)
-                    : new Outcome.ReplayInProgress(first.orderCode());
+            return abandoned(first) ? settleAbandoned(command, first) : new Outcome.ReplayInProgress(first.orderCode());
         }
         // not counted as accepted: that counts orders written, and this one was counted when it was
         return new Outcome.Accepted(first.answer(command.itemCode()));
@@ -201,17 +200,19 @@ public class PlaceOrder {
     }
 
     /**
-     * Serves a retry whose key's first attempt was abandoned (its order-api died, or its take's reply was lost),
-     * as a new attempt; then has the item's counter rebuilt, which counts back the units the abandoned attempt
-     * took. Were the abandoned order to commit after all, the unique key on its Idempotency-Key would refuse one
-     * of the two.
+     * Settles a key whose first attempt was abandoned (its order-api died, or its take's reply was lost): the item's
+     * counter is recounted from the orders, which restores the units the attempt took and fences out its write;
+     * then the key is forgotten and the retry served as a new attempt. While the attempt may still act (its take's
+     * record or an in-doubt record is there), or another rebuild holds the item, the retry stays "in progress".
      */
-    private Outcome retryAbandoned(OrderCommand command) {
-        log.info("the first attempt of Idempotency-Key {} on item {} was abandoned; the retry is served and the "
-                + "item's counter rebuilt", command.idempotencyKey(), command.itemCode());
-        Outcome outcome = place(command);
-        reloads.recount(command.itemCode());
-        return outcome;
+    private Outcome settleAbandoned(OrderCommand command, FirstAnswer first) {
+        if (gate.mayStillAct(command.itemCode(), first.orderCode()) || !reloads.recountNow(command.itemCode())
+                || !gate.forgetAbandoned(command, first)) {
+            return new Outcome.ReplayInProgress(first.orderCode());
+        }
+        log.info("the first attempt of Idempotency-Key {} on item {} was abandoned: the item was recounted and the "
+                + "retry is served", command.idempotencyKey(), command.itemCode());
+        return place(command);
     }
 
     /** The answer to a retry whose key's first order is in the database, though no longer in Redis. */

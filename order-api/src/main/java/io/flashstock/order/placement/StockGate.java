@@ -106,6 +106,12 @@ class StockGate {
         return giveBack(order, false);
     }
 
+    /** Whether something of the order's attempt is left that could still write it or give its stock back. */
+    boolean mayStillAct(String itemCode, String orderCode) {
+        return Boolean.TRUE.equals(redis.hasKey(StockKeys.taken(itemCode, orderCode)))
+                || redis.opsForHash().hasKey(StockKeys.inDoubt(itemCode), orderCode);
+    }
+
     /**
      * Forgets the key of an order that took stock and was never committed, if nothing of its attempt is left
      * that could still write it or give its stock back (its take's record, an in-doubt record).

@@ -88,25 +88,13 @@ public class StockReload {
      * order-api heals an item once at a time, and the reload lock makes it once across order-apis.
      */
     public void heal(String itemCode) {
-        inBackground(itemCode, false);
-    }
-
-    /**
-     * Rebuilds the item's counter in the background whatever it holds, like {@link #heal}: for units the engine
-     * knows are in no count (taken by an attempt that was abandoned before its commit).
-     */
-    public void recount(String itemCode) {
-        inBackground(itemCode, true);
-    }
-
-    private void inBackground(String itemCode, boolean always) {
         if (!healing.add(itemCode)) {
             return;
         }
         try {
             executor.execute(() -> {
                 try {
-                    healNow(itemCode, always);
+                    healNow(itemCode);
                 } finally {
                     healing.remove(itemCode);
                 }
@@ -117,7 +105,33 @@ public class StockReload {
         }
     }
 
-    private void healNow(String itemCode, boolean always) {
+    /**
+     * Rebuilds the item's counter now, whatever it holds: for units the engine knows are in no count (taken by an
+     * attempt abandoned before its commit). The raise of the load epoch also fences out any late write of that
+     * attempt.
+     *
+     * @return whether it was rebuilt; false while another rebuild holds the item, or when the rebuild failed
+     */
+    public boolean recountNow(String itemCode) {
+        try {
+            var token = counters.lockReload(itemCode, settings.reload().lockTtl());
+            if (token.isEmpty()) {
+                return false;
+            }
+            try {
+                rebuild(itemCode);
+                healed.increment();
+                return true;
+            } finally {
+                counters.unlockReload(itemCode, token.get());
+            }
+        } catch (RuntimeException e) {
+            log.warn("could not recount the counter of {}: {}", itemCode, e.toString());
+            return false;
+        }
+    }
+
+    private void healNow(String itemCode) {
         try {
             var token = counters.lockReload(itemCode, settings.reload().lockTtl());
             if (token.isEmpty()) {
@@ -126,7 +140,7 @@ public class StockReload {
             try {
                 var item = items.find(itemCode);
                 // another order-api may have rebuilt it since the gate asked
-                if (item.isPresent() && (always || item.get().gate() == Gate.DB_LOCK
+                if (item.isPresent() && (item.get().gate() == Gate.DB_LOCK
                         || counters.trustedLoad(itemCode).orElse(-1) != item.get().loadEpoch())) {
                     rebuild(itemCode);
                     healed.increment();
