@@ -16,6 +16,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /**
  * Rebuilds an item's Redis counter from the database, fenced against the orders taken from the counter it
@@ -114,17 +115,7 @@ public class StockReload {
      */
     public boolean recountNow(String itemCode) {
         try {
-            var token = counters.lockReload(itemCode, settings.reload().lockTtl());
-            if (token.isEmpty()) {
-                return false;
-            }
-            try {
-                rebuild(itemCode);
-                healed.increment();
-                return true;
-            } finally {
-                counters.unlockReload(itemCode, token.get());
-            }
+            return rebuildLocked(itemCode, item -> true);
         } catch (RuntimeException e) {
             log.warn("could not recount the counter of {}: {}", itemCode, e.toString());
             return false;
@@ -133,25 +124,40 @@ public class StockReload {
 
     private void healNow(String itemCode) {
         try {
-            var token = counters.lockReload(itemCode, settings.reload().lockTtl());
-            if (token.isEmpty()) {
-                return;
-            }
-            try {
-                var item = items.find(itemCode);
-                // another order-api may have rebuilt it since the gate asked
-                if (item.isPresent() && (item.get().gate() == Gate.DB_LOCK
-                        || counters.trustedLoad(itemCode).orElse(-1) != item.get().loadEpoch())) {
-                    rebuild(itemCode);
-                    healed.increment();
-                }
-            } finally {
-                counters.unlockReload(itemCode, token.get());
-            }
+            rebuildLocked(itemCode, this::untrusted);
         } catch (RuntimeException e) {
             log.warn("could not heal the counter of {} (the next order that finds it untrusted tries again): {}",
                     itemCode, e.toString());
         }
+    }
+
+    /**
+     * Rebuilds the item's counter under the reload lock, if {@code needed} still says so once the lock is held.
+     *
+     * @return whether it was rebuilt; false while another rebuild holds the item, or when it was not needed
+     */
+    private boolean rebuildLocked(String itemCode, Predicate<String> needed) {
+        var token = counters.lockReload(itemCode, settings.reload().lockTtl());
+        if (token.isEmpty()) {
+            return false;
+        }
+        try {
+            if (!needed.test(itemCode)) {
+                return false;
+            }
+            rebuild(itemCode);
+            healed.increment();
+            return true;
+        } finally {
+            counters.unlockReload(itemCode, token.get());
+        }
+    }
+
+    /** Whether the gate cannot sell from the item's counter; another order-api may have rebuilt it since it asked. */
+    private boolean untrusted(String itemCode) {
+        var item = items.find(itemCode);
+        return item.isPresent() && (item.get().gate() == Gate.DB_LOCK
+                || counters.trustedLoad(itemCode).orElse(-1) != item.get().loadEpoch());
     }
 
     private void rebuild(String itemCode) {
