@@ -1,11 +1,12 @@
 -- The stock gate: checks and takes an order's quantity in one atomic step.
 -- KEYS[1] stock:{item}   KEYS[2] stock:{item}:gen   KEYS[3] stock:{item}:limit   KEYS[4] stock:{item}:taken:{order}
--- KEYS[5] stock:{item}:load   KEYS[6] stock:{item}:life
--- KEYS[7] stock:{item}:idem:{key}, only when the request carries an Idempotency-Key
+-- KEYS[5] stock:{item}:load   KEYS[6] stock:{item}:life   KEYS[7] stock:{item}:gate
+-- KEYS[8] stock:{item}:idem:{key}, only when the request carries an Idempotency-Key
 -- ARGV[1] quantity   ARGV[2] user id   ARGV[3] order code   ARGV[4] idempotency TTL (ms)   ARGV[5] per-user TTL (ms)
--- ARGV[6] take record TTL (ms)
+-- ARGV[6] take record TTL (ms)   ARGV[7] the gate the order comes through
 -- Returns strings: {'TAKEN', remaining, generation, load} | {'SOLD_OUT', remaining, generation} | {'UNKNOWN'}
 --                | {'UNTRUSTED'} | {'LIMIT', remaining, generation, bought, limit} | {'REPLAY', first answer}
+--                | {'WRONG_GATE', the item's gate}
 local quantity = tonumber(ARGV[1])
 
 -- a counter is trusted only in the life of the Redis data set that loaded it (life.lua): selling from one
@@ -27,8 +28,14 @@ if record then
           string.sub(record, second + 1)}
 end
 
-if KEYS[7] then
-  local first = redis.call('GET', KEYS[7])
+-- an item sold through another gate (a counter loaded before gates were recorded is the Redis gate's)
+local gate = redis.call('GET', KEYS[7]) or 'redis'
+if gate ~= ARGV[7] then
+  return {'WRONG_GATE', gate}
+end
+
+if KEYS[8] then
+  local first = redis.call('GET', KEYS[8])
   if first then
     return {'REPLAY', first}
   end
@@ -72,9 +79,9 @@ if userKey then
   redis.call('INCRBY', userKey, quantity)
   redis.call('PEXPIRE', userKey, ARGV[5])
 end
-if KEYS[7] then
+if KEYS[8] then
   -- the user id goes last: it is the only part that may contain the separator
   local answer = ARGV[3] .. ':' .. quantity .. ':' .. remaining .. ':' .. generation .. ':' .. ARGV[2]
-  redis.call('SET', KEYS[7], answer, 'PX', ARGV[4])
+  redis.call('SET', KEYS[8], answer, 'PX', ARGV[4])
 end
 return {'TAKEN', tostring(remaining), generation, load}

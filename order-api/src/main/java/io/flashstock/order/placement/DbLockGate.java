@@ -45,7 +45,7 @@ class DbLockGate {
         }
         LockedItem item = locked.get();
         if (item.gate() != Gate.DB_LOCK) {
-            return new GateResult.WrongGate();
+            return new GateResult.WrongGate(item.gate());
         }
         if (order.idempotencyKey() != null) {
             // the database is the authority on a key, for as long as the order is kept (its unique index)

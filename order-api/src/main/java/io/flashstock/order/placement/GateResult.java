@@ -1,5 +1,7 @@
 package io.flashstock.order.placement;
 
+import io.flashstock.order.stock.Gate;
+
 import java.util.List;
 
 /** A gate's answer: the Redis gate's, parsed from the Lua script's reply, or the DB-lock gate's. */
@@ -26,8 +28,11 @@ sealed interface GateResult {
     record Untrusted() implements GateResult {
     }
 
-    /** The DB-lock gate found an item that the Redis gate sells (the Redis gate learns that on its miss path). */
-    record WrongGate() implements GateResult {
+    /**
+     * The item is sold through {@code gate}, not the one asked; the Redis gate learns of the DB-lock gate on its
+     * miss path (no counter), since that gate keeps none in Redis.
+     */
+    record WrongGate(Gate gate) implements GateResult {
     }
 
     record LimitReached(long bought, long limit) implements GateResult {
@@ -46,6 +51,7 @@ sealed interface GateResult {
             case "UNTRUSTED" -> new Untrusted();
             case "LIMIT" -> new LimitReached(number(reply, 3), number(reply, 4));
             case "REPLAY" -> new Replay(FirstAnswer.parse((String) reply.get(1)));
+            case "WRONG_GATE" -> new WrongGate(Gate.fromColumn((String) reply.get(1)));
             default -> throw new IllegalStateException("unexpected reply from the stock gate: " + reply);
         };
     }

@@ -30,6 +30,10 @@ public class OrderController {
 
     public static final String PATH = "/order/stock/limit";
     public static final String DB_LOCK_PATH = PATH + "/db-lock";
+    /** Where a waiting room's users enter; an admitted user then orders at {@link #PATH}. */
+    public static final String QUEUE_PATH = "/order/stock/queue/tickets";
+    /** Where a token gate's tokens are issued; the order is then placed at {@link #PATH} with the token. */
+    public static final String TOKEN_PATH = "/order/stock/tokens";
     static final String IDEMPOTENCY_KEY = "Idempotency-Key";
 
     private final PlaceOrder placeOrder;
@@ -47,9 +51,14 @@ public class OrderController {
         this.warmupTicket = warmupTicket;
     }
 
-    /** The endpoint that sells through {@code gate}. */
+    /** The endpoint where a purchase through {@code gate} starts. */
     static String pathOf(Gate gate) {
-        return gate == Gate.DB_LOCK ? DB_LOCK_PATH : PATH;
+        return switch (gate) {
+            case REDIS -> PATH;
+            case DB_LOCK -> DB_LOCK_PATH;
+            case QUEUE -> QUEUE_PATH;
+            case TOKEN -> TOKEN_PATH;
+        };
     }
 
     /** The gate whose endpoint {@code path} is, if it is one. */

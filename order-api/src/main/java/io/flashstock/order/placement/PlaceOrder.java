@@ -104,6 +104,10 @@ public class PlaceOrder {
         if (gateResult instanceof GateResult.Untrusted) {
             return rebuild(command.itemCode());
         }
+        if (gateResult instanceof GateResult.WrongGate wrongGate) {
+            outcomes.wrongGate();
+            return new Outcome.WrongGate(wrongGate.gate());
+        }
         return unknown(command);
     }
 

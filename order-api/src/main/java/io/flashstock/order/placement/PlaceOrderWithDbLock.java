@@ -76,8 +76,8 @@ class PlaceOrderWithDbLock {
             return first.sameOrder(command) ? new Outcome.Accepted(first.answer(command.itemCode()))
                     : new Outcome.KeyReused();
         }
-        if (result instanceof GateResult.WrongGate) {
-            return new Outcome.WrongGate(Gate.REDIS);
+        if (result instanceof GateResult.WrongGate wrongGate) {
+            return new Outcome.WrongGate(wrongGate.gate());
         }
         return new Outcome.UnknownItem();
     }

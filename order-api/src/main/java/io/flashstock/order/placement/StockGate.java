@@ -1,6 +1,7 @@
 package io.flashstock.order.placement;
 
 import io.flashstock.order.config.OrderSettings;
+import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.RedisScripts;
 import io.flashstock.order.stock.StockKeys;
 import io.flashstock.order.web.ProblemException;
@@ -60,11 +61,12 @@ class StockGate {
      * lower than the orders say (reconciliation shows it, a reload repairs it), never oversell.
      */
     GateResult take(OrderCommand order, String orderCode) {
-        var keys = new ArrayList<String>(7);
+        var keys = new ArrayList<String>(8);
         keys.addAll(StockKeys.itemKeys(order.itemCode()));
         keys.add(StockKeys.taken(order.itemCode(), orderCode));
         keys.add(StockKeys.load(order.itemCode()));
         keys.add(StockKeys.life(order.itemCode()));
+        keys.add(StockKeys.gate(order.itemCode()));
         if (order.idempotencyKey() != null) {
             keys.add(StockKeys.idempotency(order.itemCode(), order.idempotencyKey()));
         }
@@ -91,7 +93,7 @@ class StockGate {
 
     private GateResult takeOnce(OrderCommand order, String orderCode, List<String> keys) {
         List<?> reply = redis.execute(TAKE, keys, Integer.toString(order.quantity()), order.userId(), orderCode,
-                idempotencyTtlMillis, perUserTtlMillis, takeRecordTtlMillis);
+                idempotencyTtlMillis, perUserTtlMillis, takeRecordTtlMillis, Gate.REDIS.code());
         return GateResult.parse(reply);
     }
 

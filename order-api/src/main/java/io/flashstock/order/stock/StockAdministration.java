@@ -71,7 +71,7 @@ class StockAdministration {
         long generation = item.generation();
         try {
             boolean applied = gate == Gate.DB_LOCK ? counters.unload(itemCode, generation, item.loadEpoch())
-                    : counters.load(itemCode, quantity, generation, perUserLimit, item.loadEpoch());
+                    : counters.load(itemCode, quantity, generation, perUserLimit, item.loadEpoch(), gate);
             if (!applied) {
                 log.info("reset of {} to generation {}: Redis holds a later load already", itemCode, generation);
             }

@@ -45,9 +45,9 @@ class StockCounters {
      *
      * @return false when Redis holds this load or a later one already (a later reset or reload got there first)
      */
-    boolean load(String itemCode, long remaining, long generation, Integer perUserLimit, long loadEpoch) {
+    boolean load(String itemCode, long remaining, long generation, Integer perUserLimit, long loadEpoch, Gate gate) {
         return runLoad(itemCode, Long.toString(remaining), generation,
-                perUserLimit == null ? "" : perUserLimit.toString(), loadEpoch);
+                perUserLimit == null ? "" : perUserLimit.toString(), loadEpoch, gate.code());
     }
 
     /**
@@ -57,16 +57,18 @@ class StockCounters {
      * @return false when Redis holds this load or a later one already
      */
     boolean unload(String itemCode, long generation, long loadEpoch) {
-        return runLoad(itemCode, "", generation, "", loadEpoch);
+        return runLoad(itemCode, "", generation, "", loadEpoch, "");
     }
 
-    private boolean runLoad(String itemCode, String remaining, long generation, String perUserLimit, long loadEpoch) {
+    private boolean runLoad(String itemCode, String remaining, long generation, String perUserLimit, long loadEpoch,
+                            String gate) {
         var keys = new ArrayList<>(StockKeys.itemKeys(itemCode));
         keys.add(StockKeys.inDoubt(itemCode));
         keys.add(StockKeys.load(itemCode));
         keys.add(StockKeys.life(itemCode));
+        keys.add(StockKeys.gate(itemCode));
         Long applied = redis(() -> redis.execute(LOAD, keys, remaining, Long.toString(generation), perUserLimit,
-                Long.toString(loadEpoch)));
+                Long.toString(loadEpoch), gate));
         return applied != null && applied == 1L;
     }
 
@@ -122,6 +124,7 @@ class StockCounters {
         keys.add(StockKeys.inDoubt(itemCode));
         keys.add(StockKeys.load(itemCode));
         keys.add(StockKeys.life(itemCode));
+        keys.add(StockKeys.gate(itemCode));
         idempotencyKeys.forEach(key -> keys.add(StockKeys.idempotency(itemCode, key)));
         redis(() -> redis.delete(keys));
     }

@@ -57,6 +57,11 @@ public final class StockKeys {
         return counter(itemCode) + ":life";
     }
 
+    /** The item's {@link Gate} code, beside a loaded counter: the take script sells only through that gate. */
+    public static String gate(String itemCode) {
+        return counter(itemCode) + ":gate";
+    }
+
     /** Held while an order-api rebuilds the item's counter, so that one rebuild runs at a time. */
     static String reloading(String itemCode) {
         return counter(itemCode) + ":reloading";

@@ -179,7 +179,8 @@ public class StockReload {
             counters.loadBought(itemCode, item.loadEpoch(), items.boughtPerUser(itemCode, item.generation()),
                     settings.perUserTtl());
         }
-        if (!counters.load(itemCode, remaining, item.generation(), item.perUserLimit(), item.loadEpoch())) {
+        if (!counters.load(itemCode, remaining, item.generation(), item.perUserLimit(), item.loadEpoch(),
+                item.gate())) {
             log.info("reload of {} (epoch {}): Redis holds a later load already", itemCode, item.loadEpoch());
             return;
         }

@@ -34,7 +34,7 @@ class WarmupStock implements WarmupFixture {
     @Override
     public void prepare(String itemCode, long units) {
         counters.delete(itemCode, List.of());
-        counters.load(itemCode, units, WARMUP_GENERATION, null, WARMUP_LOAD_EPOCH);
+        counters.load(itemCode, units, WARMUP_GENERATION, null, WARMUP_LOAD_EPOCH, Gate.REDIS);
     }
 
     @Override

@@ -101,6 +101,23 @@ class DbLockPlacementIT extends OrderApiIntegrationTest {
     }
 
     @Test
+    void anItemSoldThroughAWaitingRoomOrATokenRefusesPlainOrdersOnBothEndpoints() {
+        for (Gate twoStep : List.of(Gate.QUEUE, Gate.TOKEN)) {
+            String item = uniqueItem(twoStep.code());
+            setStock(item, 5, null, twoStep);
+
+            for (Gate endpoint : List.of(Gate.REDIS, Gate.DB_LOCK)) {
+                var plain = order(endpoint, item, "frank", 1);
+                assertThat(plain.status()).as("%s through %s: %s", twoStep, endpoint, plain).isEqualTo(409);
+                assertThat(plain.code()).isEqualTo("WRONG_GATE");
+                assertThat(plain.json().get("gate").asString()).isEqualTo(twoStep.code());
+            }
+            assertThat(redisCounter(item)).isEqualTo(5);
+            assertThat(orderCount(item)).isZero();
+        }
+    }
+
+    @Test
     void aResetMovesAnItemBetweenGatesAndOnlyItsGateSellsIt() {
         String item = uniqueItem("switch");
         setStock(item, 10, 4);

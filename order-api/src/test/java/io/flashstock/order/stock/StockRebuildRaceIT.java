@@ -164,7 +164,7 @@ class StockRebuildRaceIT extends OrderApiIntegrationTest {
         assertThat(api().order(item, "ann", 1).status()).isEqualTo(200);
 
         doThrow(new ProblemException(ProblemType.REDIS_UNAVAILABLE, "injected: Redis did not answer"))
-                .doCallRealMethod().when(counters).load(eq(item), anyLong(), anyLong(), any(), anyLong());
+                .doCallRealMethod().when(counters).load(eq(item), anyLong(), anyLong(), any(), anyLong(), any());
         var reset = api().put("/admin/items/" + item + "/stock", "{\"quantity\":1,\"perUserLimit\":null}",
                 "Authorization", ADMIN);
         assertThat(reset.status()).as("%s", reset).isEqualTo(503);
