@@ -56,6 +56,7 @@ function showStatus(text, refused) {
 
 function showEngine(engine) {
   el('interval').textContent = 'over the last ' + number(engine.seconds, 1) + ' s';
+  el('latency-window').textContent = 'over the last ' + number(engine.latencySeconds, 0) + ' s';
   for (const [group, rate] of Object.entries(engine.orders)) {
     set('orders-' + group + '-rate', number(rate.perSecond, 1), group === 'failed' && rate.perSecond > 0);
     set('orders-' + group + '-total', number(rate.total));

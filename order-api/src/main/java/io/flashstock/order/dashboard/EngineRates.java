@@ -35,7 +35,11 @@ final class EngineRates {
     private EngineRates() {
     }
 
-    static EngineView between(EngineSample before, EngineSample after) {
+    /**
+     * Rates over the last interval ({@code before} to {@code after}); percentiles over the longer window from
+     * {@code windowStart}, since one second of a quiet engine often holds no observation at all.
+     */
+    static EngineView between(EngineSample windowStart, EngineSample before, EngineSample after) {
         double seconds = Math.max(0.001, Duration.between(before.at(), after.at()).toNanos() / 1e9);
         Samples api0 = before.of(ORDER_API);
         Samples api1 = after.of(ORDER_API);
@@ -47,9 +51,10 @@ final class EngineRates {
         });
         Samples consumer0 = before.of(STOCK_CONSUMER);
         Samples consumer1 = after.of(STOCK_CONSUMER);
-        return new EngineView(seconds, orders,
-                Quantiles.between(api0.buckets(ORDER_LATENCY), api1.buckets(ORDER_LATENCY)),
-                Quantiles.between(consumer0.buckets(END_TO_END), consumer1.buckets(END_TO_END)),
+        double window = Math.max(0.001, Duration.between(windowStart.at(), after.at()).toNanos() / 1e9);
+        return new EngineView(seconds, window, orders,
+                Quantiles.between(windowStart.of(ORDER_API).buckets(ORDER_LATENCY), api1.buckets(ORDER_LATENCY)),
+                Quantiles.between(windowStart.of(STOCK_CONSUMER).buckets(END_TO_END), consumer1.buckets(END_TO_END)),
                 stage(before.of(OUTBOX_RELAY), after.of(OUTBOX_RELAY), RELAY_PUBLISHED, RELAY_BATCH, seconds),
                 stage(consumer0, consumer1, CONSUMER_APPLIED, CONSUMER_BATCH, seconds),
                 processes(after, before, seconds));

@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The engine between two samples, {@code seconds} apart: rates per second, latency percentiles of what was
- * observed in between, and each process's CPU (in cores) and memory. A null value is one no process reported.
+ * The engine between two samples, {@code seconds} apart: rates per second; latency percentiles of what was
+ * observed in the last {@code latencySeconds}; each process's CPU (in cores) and memory. A null value is one no process reported.
  *
  * @param orders     per outcome group (accepted, sold_out, refused, failed): the total since order-api started and
  *                   the rate
@@ -15,7 +15,7 @@ import java.util.Map;
  * @param endToEnd   an order's event, from its creation to the commit that applied it in the stock database
  *                   ({@code stock.event.latency})
  */
-record EngineView(double seconds, Map<String, Rate> orders, Percentiles latency, Percentiles endToEnd,
+record EngineView(double seconds, double latencySeconds, Map<String, Rate> orders, Percentiles latency, Percentiles endToEnd,
                   Stage relay, Stage consumer, List<ProcessView> processes) {
 
     record Rate(Double total, Double perSecond) {

@@ -31,7 +31,7 @@ class EngineRatesTest {
                 """, "flashstock_relay_published_rows_total 210\nflashstock_relay_batch_size_rows_count 6\n"
                         + "flashstock_relay_batch_size_rows_sum 210\n");
 
-        EngineView view = EngineRates.between(before, after);
+        EngineView view = EngineRates.between(before, before, after);
 
         assertThat(view.orders().get("accepted")).isEqualTo(new EngineView.Rate(300.0, 100.0));
         assertThat(view.orders().get("refused")).as("limit reached and wrong gate")
@@ -48,12 +48,12 @@ class EngineRatesTest {
         // 100 new observations: 50 under 1 ms, 40 between 1 and 10 ms, 10 between 10 and 100 ms
         var after = sample(T0.plusSeconds(1), buckets(Map.of(0.001, 50, 0.01, 90, 0.1, 100), 100), "");
 
-        var latency = EngineRates.between(before, after).latency();
+        var latency = EngineRates.between(before, before, after).latency();
 
         assertThat(latency.p50()).isCloseTo(1.0, within(1e-9));
         assertThat(latency.p95()).as("halfway through the 10-100 ms bucket").isCloseTo(55.0, within(1e-9));
         assertThat(latency.p99()).isCloseTo(91.0, within(1e-9));
-        assertThat(EngineRates.between(after, after).latency()).as("nothing observed").isNull();
+        assertThat(EngineRates.between(after, after, after).latency()).as("nothing observed").isNull();
     }
 
     private static String buckets(Map<Double, Integer> counts, int total) {
