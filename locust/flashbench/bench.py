@@ -80,8 +80,20 @@ def log(message: str) -> None:
     print(f"[bench] {message}", file=sys.stderr, flush=True)
 
 
+DEV_TOKEN = "dev-admin-token"
+
+
 def admin_headers() -> dict:
-    return {"Authorization": "Bearer " + os.environ.get("STOCK_ADMIN_TOKEN", "dev-admin-token")}
+    return {"Authorization": "Bearer " + os.environ.get("STOCK_ADMIN_TOKEN", DEV_TOKEN)}
+
+
+def dashboard_address(env: dict | None = None) -> str:
+    """Where to watch a run live. The token rides in the address's fragment, which the browser keeps to itself;
+    only the development token is printed, any other is for the user to add."""
+    env = os.environ if env is None else env
+    url = f"http://127.0.0.1:{env.get('ORDER_API_PORT', SERVICES['order-api'])}/dashboard"
+    token = env.get("STOCK_ADMIN_TOKEN", DEV_TOKEN)
+    return f"{url}#token={DEV_TOKEN}" if token == DEV_TOKEN else f"{url}#token=<your STOCK_ADMIN_TOKEN>"
 
 
 def prepare_services(opts: RunOptions) -> None:
@@ -95,6 +107,7 @@ def prepare_services(opts: RunOptions) -> None:
         started = time.monotonic()
         subprocess.run([str(STACK), "services", "up"], check=True, env=env)
         log(f"services ready in {time.monotonic() - started:.1f} s with {opts.settings.env() or 'defaults'}")
+    log(f"watch the run live: {dashboard_address()}")
 
 
 ORDER_PATHS = {"redis": "/order/stock/limit", "db-lock": "/order/stock/limit/db-lock"}

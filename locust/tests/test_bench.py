@@ -27,3 +27,12 @@ def test_the_server_histogram_of_a_run_leaves_out_what_came_before():
     assert run["events"] == 1000
     assert run["p50_ms"] == 5.0 and run["p99_ms"] == 50.0
     assert run["max_ms"] == 40.0
+
+
+def test_the_dashboard_address_carries_the_development_token_only():
+    assert bench.dashboard_address({}) == "http://127.0.0.1:8080/dashboard#token=dev-admin-token"
+    assert bench.dashboard_address({"ORDER_API_PORT": "18080", "STOCK_ADMIN_TOKEN": "dev-admin-token"}) \
+        == "http://127.0.0.1:18080/dashboard#token=dev-admin-token"
+    mine = bench.dashboard_address({"STOCK_ADMIN_TOKEN": "s3cret"})
+    assert "s3cret" not in mine
+    assert mine.endswith("#token=<your STOCK_ADMIN_TOKEN>")

@@ -85,8 +85,11 @@ final class Pipeline implements AutoCloseable {
         return relay;
     }
 
+    /** order-api, told where outbox-relay is, so that its dashboard can read the relay's metrics. */
     private ServiceProcess startOrderApi(Map<String, String> settings) {
-        return start("order-api", settings);
+        Map<String, String> env = new HashMap<>(settings);
+        env.putIfAbsent("OUTBOX_RELAY_URL", "http://127.0.0.1:" + relay.port());
+        return start("order-api", env);
     }
 
     private ServiceProcess start(String service, Map<String, String> settings) {
@@ -134,6 +137,11 @@ final class Pipeline implements AutoCloseable {
     /** Changes the pipeline's stock database by hand (a divergence made on purpose). */
     void updateStockDatabase(String sql, Object... params) {
         onDatabase(stockDb, sql, params, java.sql.PreparedStatement::executeUpdate);
+    }
+
+    /** Changes the pipeline's orders database by hand (a DEAD row made on purpose). */
+    void updateOrdersDatabase(String sql, Object... params) {
+        onDatabase(ordersDb, sql, params, java.sql.PreparedStatement::executeUpdate);
     }
 
     long countInOrders(String sql, Object... params) {

@@ -7,6 +7,7 @@ import io.flashstock.stock.ledger.Anomaly;
 import io.flashstock.stock.ledger.AnomalyKind;
 import io.flashstock.stock.ledger.LedgerOutcome;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.springframework.stereotype.Component;
@@ -27,6 +28,7 @@ class LedgerMetrics {
     private final Map<AnomalyKind, Counter> anomalies = new EnumMap<>(AnomalyKind.class);
     private final Timer latency;
     private final Timer batches;
+    private final DistributionSummary batchSizes;
 
     LedgerMetrics(MeterRegistry registry) {
         applied = Map.of(
@@ -54,6 +56,10 @@ class LedgerMetrics {
                 .description("Locks, transaction and commit of one batch; the lock lease must stay well above it")
                 .publishPercentileHistogram()
                 .register(registry);
+        batchSizes = DistributionSummary.builder("stock.batch.size")
+                .description("Events handed to the ledger in one transaction")
+                .baseUnit("events")
+                .register(registry);
     }
 
     private static Counter appliedCounter(MeterRegistry registry, String type) {
@@ -63,8 +69,9 @@ class LedgerMetrics {
                 .register(registry);
     }
 
-    void record(LedgerOutcome outcome, long batchNanos) {
+    void record(int events, LedgerOutcome outcome, long batchNanos) {
         batches.record(batchNanos, TimeUnit.NANOSECONDS);
+        batchSizes.record(events);
         Instant committed = Instant.now();
         for (StockEvent event : outcome.applied()) {
             applied.get(event.type()).increment();

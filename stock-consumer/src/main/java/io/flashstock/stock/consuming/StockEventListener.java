@@ -99,7 +99,7 @@ class StockEventListener {
     private void apply(Set<String> itemCodes, List<StockEvent> events) {
         long started = System.nanoTime();
         LedgerOutcome outcome = locks.callLocked(itemCodes, () -> ledger.apply(events));
-        metrics.record(outcome, System.nanoTime() - started);
+        metrics.record(events.size(), outcome, System.nanoTime() - started);
     }
 
     private static String mostSpecific(Throwable e) {

@@ -1,0 +1,15 @@
+package io.flashstock.order.dashboard;
+
+import io.flashstock.order.dashboard.ProcessScrapes.Scrape;
+
+import java.time.Instant;
+import java.util.Map;
+
+/** What the processes' counters and Redis said at one instant; rates are the difference of two. */
+record EngineSample(Instant at, Map<String, Scrape> scrapes, RedisStats.Reading redis) {
+
+    Samples of(String process) {
+        Scrape scrape = scrapes.get(process);
+        return scrape == null ? Samples.NONE : scrape.samples();
+    }
+}

@@ -1,0 +1,75 @@
+package io.flashstock.order.dashboard;
+
+import io.flashstock.order.dashboard.ProcessScrapes.Scrape;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+/** Rates and percentiles from two scrapes of Prometheus text, as the page shows them. */
+class EngineRatesTest {
+
+    private static final Instant T0 = Instant.parse("2026-11-23T10:00:00Z");
+
+    @Test
+    void ratesAreTheCountersDifferenceOverTheTimeBetweenTheScrapes() {
+        var before = sample(T0, """
+                # TYPE flashstock_orders_total counter
+                flashstock_orders_total{gate="redis",outcome="accepted"} 100.0
+                flashstock_orders_total{gate="redis",outcome="limit_reached"} 1.0
+                flashstock_orders_total{gate="db-lock",outcome="wrong_gate"} 0.0
+                """, "flashstock_relay_published_rows_total 10\nflashstock_relay_batch_size_rows_count 2\n"
+                        + "flashstock_relay_batch_size_rows_sum 10\n");
+        var after = sample(T0.plusSeconds(2), """
+                flashstock_orders_total{gate="redis",outcome="accepted"} 300.0
+                flashstock_orders_total{gate="redis",outcome="limit_reached"} 3.0
+                flashstock_orders_total{gate="db-lock",outcome="wrong_gate"} 2.0
+                """, "flashstock_relay_published_rows_total 210\nflashstock_relay_batch_size_rows_count 6\n"
+                        + "flashstock_relay_batch_size_rows_sum 210\n");
+
+        EngineView view = EngineRates.between(before, before, after);
+
+        assertThat(view.orders().get("accepted")).isEqualTo(new EngineView.Rate(300.0, 100.0));
+        assertThat(view.orders().get("refused")).as("limit reached and wrong gate")
+                .isEqualTo(new EngineView.Rate(5.0, 2.0));
+        assertThat(view.orders().get("failed").total()).as("no such series: unknown, not zero").isNull();
+        assertThat(view.relay().perSecond()).isEqualTo(100.0);
+        assertThat(view.relay().batchSize()).as("200 rows in 4 claims").isEqualTo(50.0);
+        assertThat(view.consumer().perSecond()).isNull();
+    }
+
+    @Test
+    void percentilesAreOfWhatWasObservedBetweenTheScrapesAcrossGates() {
+        var before = sample(T0, buckets(Map.of(0.001, 0, 0.01, 0, 0.1, 0), 0), "");
+        // 100 new observations: 50 under 1 ms, 40 between 1 and 10 ms, 10 between 10 and 100 ms
+        var after = sample(T0.plusSeconds(1), buckets(Map.of(0.001, 50, 0.01, 90, 0.1, 100), 100), "");
+
+        var latency = EngineRates.between(before, before, after).latency();
+
+        assertThat(latency.p50()).isCloseTo(1.0, within(1e-9));
+        assertThat(latency.p95()).as("halfway through the 10-100 ms bucket").isCloseTo(55.0, within(1e-9));
+        assertThat(latency.p99()).isCloseTo(91.0, within(1e-9));
+        assertThat(EngineRates.between(after, after, after).latency()).as("nothing observed").isNull();
+    }
+
+    private static String buckets(Map<Double, Integer> counts, int total) {
+        var text = new StringBuilder();
+        new java.util.TreeMap<>(counts).forEach((le, count) -> text.append(
+                "flashstock_order_latency_seconds_bucket{gate=\"redis\",le=\"").append(le).append("\"} ")
+                .append(count).append('\n'));
+        return text.append("flashstock_order_latency_seconds_bucket{gate=\"redis\",le=\"+Inf\"} ").append(total)
+                .append('\n').toString();
+    }
+
+    private static EngineSample sample(Instant at, String orderApi, String relay) {
+        Map<String, Scrape> scrapes = new LinkedHashMap<>();
+        scrapes.put(ProcessScrapes.ORDER_API, new Scrape(Samples.parse(orderApi), null));
+        scrapes.put(ProcessScrapes.OUTBOX_RELAY, new Scrape(Samples.parse(relay), null));
+        scrapes.put(ProcessScrapes.STOCK_CONSUMER, Scrape.failed("down"));
+        return new EngineSample(at, scrapes, new RedisStats.Reading(1024L, 1.0, null));
+    }
+}

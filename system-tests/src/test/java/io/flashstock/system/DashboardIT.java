@@ -1,0 +1,161 @@
+package io.flashstock.system;
+
+import io.flashstock.testsupport.TestInfrastructure;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.support.ui.WebDriverWait;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The dashboard as a person uses it, in a real headless chromium against the three service jars: refused
+ * without the token, live with it, its numbers following orders through the pipeline, and a DEAD outbox row and
+ * an anomaly made on purpose standing out. Then the same numbers as Prometheus text: every metric the provisioned
+ * Grafana dashboard queries is exposed by the service it scrapes.
+ */
+class DashboardIT {
+
+    private static final Duration DEADLINE = Duration.ofSeconds(30);
+    private static final Pattern METRIC = Pattern.compile("\\b((?:flashstock|stock|process|jvm|system)_[a-z0-9_]+)");
+
+    private static Pipeline pipeline;
+    private static ChromeDriver browser;
+
+    @BeforeAll
+    static void start() {
+        browser = HeadlessChromium.start();
+        pipeline = new Pipeline(Map.of());
+    }
+
+    @AfterAll
+    static void stop() {
+        if (browser != null) {
+            browser.quit();
+        }
+        if (pipeline != null) {
+            pipeline.close();
+        }
+    }
+
+    @Test
+    void showsTheEngineLiveToWhoeverHasTheToken() throws Exception {
+        String item = "dash-" + UUID.randomUUID().toString().substring(0, 8);
+        pipeline.resetStock(item, 10);
+        String page = pipeline.orderApiUrl() + "/dashboard";
+
+        browser.get(page);
+        await("refused without the token", d -> text("status").startsWith("refused: 401 ADMIN_UNAUTHORIZED"));
+        assertThat(browser.findElement(By.id("token-form")).isDisplayed()).isTrue();
+        assertThat(browser.findElements(By.cssSelector("#items tbody tr"))).isEmpty();
+
+        browser.get("about:blank"); // a new document: a fragment change alone would not load the page again
+        browser.get(page + "#token=wrong-token");
+        await("refused with a wrong token", d -> text("status").startsWith("refused: 401"));
+
+        browser.get("about:blank");
+        browser.get(page + "#token=" + Pipeline.ADMIN_TOKEN);
+        await("the item listed with no orders", d -> cell(item, "orders").equals("0"));
+        assertThat(browser.getCurrentUrl()).as("the token leaves the address bar").doesNotContain("token");
+        assertThat(text("status")).startsWith("live");
+
+        for (int i = 0; i < 3; i++) {
+            assertThat(pipeline.order(item, 1)).isEqualTo(200);
+        }
+        await("the orders counted", d -> cell(item, "orders").equals("3")
+                && Double.parseDouble(text("orders-accepted-total").replace(",", "")) >= 3);
+        // the percentiles cover the last 10 s, so the events applied just now are in them
+        await("the end-to-end latency and the processes measured", d -> !text("e2e-p99").equals("—")
+                && !text("latency-p99").equals("—")
+                && browser.findElements(By.cssSelector("#processes tbody tr")).size() == 4
+                && processProblems().isEmpty());
+        await("the pipeline drained into the stock database, nothing highlighted", d -> text("verdict").equals("exact")
+                && cell(item, "stock").equals("7") && cell(item, "remaining").equals("7")
+                && !cellElement(item, "dead").getAttribute("class").contains("bad"));
+
+        pipeline.updateOrdersDatabase("UPDATE outbox_event SET status = 'DEAD' WHERE aggregate_key = ? "
+                + "AND event_type = 'StockDeducted' LIMIT 1", item);
+        pipeline.updateStockDatabase("INSERT INTO stock_anomaly (event_id, item_code, kind, event_type, "
+                + "event_generation, quantity, detail, occurred_at, recorded_at) VALUES (?, ?, 'INSUFFICIENT_STOCK', "
+                + "'StockDeducted', 1, 1, 'made by DashboardIT', UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))",
+                UUID.randomUUID().toString(), item);
+
+        await("the DEAD row and the anomaly highlighted", d -> cell(item, "dead").equals("1")
+                && cellElement(item, "dead").getAttribute("class").contains("bad")
+                && cellElement(item, "anomalies").getAttribute("class").contains("bad")
+                && rowOf(item).getAttribute("class").contains("trouble")
+                && text("verdict").equals("not-exact")
+                && browser.findElement(By.id("verdict")).getAttribute("class").contains("verdict-not-exact"));
+
+        everyGrafanaMetricIsExposed();
+    }
+
+    /** The names the provisioned Grafana dashboard's queries use, against the three services' Prometheus text. */
+    private void everyGrafanaMetricIsExposed() throws Exception {
+        var dashboard = TestInfrastructure.repositoryRoot().resolve("monitoring/grafana/dashboards/flashstock.json");
+        Set<String> queried = new TreeSet<>();
+        JsonMapper.builder().build().readTree(Files.readString(dashboard)).findValues("expr").forEach(expr -> {
+            Matcher m = METRIC.matcher(expr.asString());
+            while (m.find()) {
+                queried.add(m.group(1));
+            }
+        });
+        assertThat(queried).isNotEmpty();
+        Set<String> exposed = List.of(pipeline.orderApi, pipeline.relay, pipeline.consumer).stream()
+                .flatMap(service -> pipeline.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                        + service.port() + "/actuator/prometheus")).build()).body().lines())
+                .filter(line -> !line.startsWith("#") && !line.isBlank())
+                .map(line -> line.split("[{ ]", 2)[0]).collect(Collectors.toSet());
+        assertThat(exposed).as("metric names exposed by the services").containsAll(queried);
+        assertThat(exposed).contains("flashstock_reconciliation_outbox_dead", "flashstock_reconciliation_kafka_lag");
+    }
+
+    /** Waits for the condition; the page rebuilds its tables every second, so an element may go stale meanwhile. */
+    private static void await(String what, Function<WebDriver, Boolean> condition) {
+        new WebDriverWait(browser, DEADLINE).ignoring(StaleElementReferenceException.class).withMessage(() -> what + "; the page said: "
+                + browser.findElement(By.tagName("body")).getText()).until(condition);
+    }
+
+    private static String text(String id) {
+        return browser.findElement(By.id(id)).getText();
+    }
+
+    private static List<String> processProblems() {
+        return browser.findElements(By.cssSelector("#processes tbody td.bad")).stream().map(WebElement::getText)
+                .toList();
+    }
+
+    private static WebElement rowOf(String item) {
+        return browser.findElement(By.cssSelector("#items tbody tr[data-item='" + item + "']"));
+    }
+
+    private static WebElement cellElement(String item, String column) {
+        return rowOf(item).findElement(By.cssSelector("td." + column));
+    }
+
+    /** A cell of the item's row; empty while the row is not there yet. */
+    private static String cell(String item, String column) {
+        var rows = browser.findElements(By.cssSelector("#items tbody tr[data-item='" + item + "']"));
+        return rows.isEmpty() ? "" : rows.get(0).findElement(By.cssSelector("td." + column)).getText();
+    }
+}
