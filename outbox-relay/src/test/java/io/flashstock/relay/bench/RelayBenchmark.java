@@ -48,7 +48,7 @@ import java.util.stream.Stream;
  *       row, p50/p99/max. sent_at is written right after the batch's last acknowledgement, so this is an
  *       upper bound of created → acknowledged.</li>
  * </ol>
- * One CSV line per phase is appended to {@code --out}. Run it through {@code outbox-relay/bench/bench-relay},
+ * One CSV line per phase is appended to {@code --out}. Run it through {@code scripts/component-bench relay},
  * alone on the machine. Relay settings come from the environment (FLASHSTOCK_RELAY_BATCH_SIZE, ...), which
  * the relay process inherits.
  */
@@ -308,7 +308,7 @@ public final class RelayBenchmark {
             Map<String, String> values = new HashMap<>(Map.of(
                     "rows", "100000", "warmup-rows", "20000", "rate", "1000", "duration", "30",
                     "partitions", "3", "relay-heap", "512m",
-                    "out", "outbox-relay/target/bench/relay-bench.csv"));
+                    "out", "results/relay-bench.csv"));
             for (int i = 0; i < args.length; i++) {
                 String name = args[i].replaceFirst("^--", "");
                 if (!values.containsKey(name) || i + 1 >= args.length) {

@@ -38,7 +38,7 @@ import static io.flashstock.stock.support.Events.reset;
 
 /**
  * Measures the built stock-consumer jar against the real broker, database and Redis (see
- * {@code stock-consumer/bench/run-benchmark.sh}, which builds the classpath and runs this).
+ * {@code scripts/component-bench consumer}, which builds the classpath and runs this).
  * <ol>
  *   <li>throughput, per lock mode: a fresh topic is pre-filled with N deductions for a few items, then a fresh
  *       consumer process drains it; events/s = N / (last processed_at − first processed_at);</li>
@@ -71,7 +71,7 @@ public final class ConsumerBenchmark {
         Map<String, String> options = new LinkedHashMap<>(Map.of(
                 "events", "50000", "items", "6", "modes", "redisson,none",
                 "rate", "1000", "rate-seconds", "20", "warmup-seconds", "5",
-                "out", "stock-consumer/bench/results/consumer-benchmark.csv"));
+                "out", "results/consumer-bench.csv"));
         for (int i = 0; i + 1 < args.length; i += 2) {
             options.put(args[i].replaceFirst("^--", ""), args[i + 1]);
         }

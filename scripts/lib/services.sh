@@ -1,0 +1,74 @@
+# shellcheck shell=bash
+# The three services for scripts/stack: their jar, environment, AOT cache, start, readiness and health.
+
+service_jar() {
+  local jar
+  # the first built jar in name order that is neither a plain jar nor a sources jar
+  for jar in "$ROOT/$1/target/$1"-*.jar; do
+    [[ -f $jar && $jar != *-plain* && $jar != *sources* ]] && { echo "$jar"; return; }
+  done
+  die "no jar for $1: build first (./mvnw -DskipTests package)"
+}
+
+service_env() {
+  export SPRING_DATA_REDIS_PORT=$REDIS_PORT REDIS_PORT
+  export ORDERS_DB_URL=${ORDERS_DB_URL:-jdbc:mysql://127.0.0.1:$MYSQL_PORT/orders}
+  export STOCK_DB_URL=${STOCK_DB_URL:-jdbc:mysql://127.0.0.1:$MYSQL_PORT/stock}
+  export DB_USER DB_PASSWORD STOCK_ADMIN_TOKEN
+  export KAFKA_BOOTSTRAP_SERVERS=${KAFKA_BOOTSTRAP_SERVERS:-127.0.0.1:$KAFKA_PORT}
+  export STOCK_TOPIC
+  # where order-api's reconciliation and dashboard find the other two services, on whatever ports they run
+  export STOCK_CONSUMER_URL=${STOCK_CONSUMER_URL:-http://127.0.0.1:${SERVICE_PORT[stock-consumer]}}
+  export OUTBOX_RELAY_URL=${OUTBOX_RELAY_URL:-http://127.0.0.1:${SERVICE_PORT[outbox-relay]}}
+}
+
+# On a JDK with AOT caches (25+: JEP 483 and 514, classes loaded and linked ahead of time) a service starts from
+# a cache made by one training run per build of its jar, on the jar's extracted layout (a cache names plain jars).
+# It halves order-api's start-up here (docs/performance.md). FLASHSTOCK_AOT=off starts from the jar as built.
+# Sets LAUNCH to the arguments that start the service; a failed training run falls back to the jar.
+service_launch() {
+  local name=$1 jar=$2 java=$3 port=$4 aot=$STATE/services/$1-aot
+  local app=$aot/app/${jar##*/} stamp
+  LAUNCH=(-jar "$jar")
+  [[ ${FLASHSTOCK_AOT:-on} == on ]] || return 0
+  "$java" -XX:+PrintFlagsFinal -version 2>/dev/null | grep ' AOTCacheOutput ' >/dev/null || return 0
+  stamp="$(stat -c '%Y %s' "$jar") $SERVICE_HEAP $SERVICE_GC ${SERVICE_JAVA_OPTS:-}"
+  if [[ $(cat "$aot/stamp" 2>/dev/null) != "$stamp" ]]; then
+    rm -rf "$aot" && mkdir -p "$aot"
+    log "$name: AOT cache training run (once per build of the jar)"
+    # shellcheck disable=SC2086
+    if "$java" -Djarmode=tools -jar "$jar" extract --destination "$aot/app" >"$aot/training.log" 2>&1 &&
+       "$java" -Xms"$SERVICE_HEAP" -Xmx"$SERVICE_HEAP" -XX:+Use"$SERVICE_GC"GC ${SERVICE_JAVA_OPTS:-} \
+         -XX:AOTCacheOutput="$aot/app.aot" -Dspring.context.exit=onRefresh \
+         -jar "$app" --server.port="$port" >>"$aot/training.log" 2>&1; then
+      echo "$stamp" >"$aot/stamp"
+    else
+      log "$name: AOT training failed (see $aot/training.log); starting from the jar"
+      return 0
+    fi
+  fi
+  LAUNCH=(-XX:AOTCache="$aot/app.aot" -jar "$app")
+}
+
+service_up() {
+  local name=$1 dir=$STATE/services pid=$STATE/services/$1.pid port=${SERVICE_PORT[$1]}
+  mkdir -p "$dir"
+  if pid_alive "$pid"; then log "$name already running (pid $(cat "$pid"))"; return; fi
+  port_busy "$port" && die "port $port is in use by another process"
+  local jar java; jar=$(service_jar "$name") java=$(pick_java)
+  service_env
+  service_launch "$name" "$jar" "$java" "$port"
+  # shellcheck disable=SC2086
+  nohup "$java" -Xms"$SERVICE_HEAP" -Xmx"$SERVICE_HEAP" -XX:+Use"$SERVICE_GC"GC ${SERVICE_JAVA_OPTS:-} \
+    "${LAUNCH[@]}" --server.port="$port" >"$dir/$name.log" 2>&1 &
+  echo $! >"$pid"
+}
+
+service_wait() {
+  local name=$1 port=${SERVICE_PORT[$1]}
+  wait_for "$name" "${SERVICE_START_TIMEOUT:-90}" "$STATE/services/$name.log" \
+    curl -fsS "http://127.0.0.1:$port/actuator/health/readiness"
+  log "$name ready on 127.0.0.1:$port"
+}
+
+service_healthy() { curl -fsS "http://127.0.0.1:${SERVICE_PORT[$1]}/actuator/health/readiness"; }
