@@ -1,6 +1,6 @@
-package io.flashstock.stock.retention;
+package io.flashstock.stock.consuming;
 
-import io.flashstock.stock.consuming.ConsumerProperties;
+import io.flashstock.stock.retention.RetentionProperties;
 import org.apache.kafka.clients.admin.Admin;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.kafka.core.KafkaAdmin;
