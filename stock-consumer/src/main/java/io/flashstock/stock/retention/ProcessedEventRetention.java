@@ -1,13 +1,12 @@
 package io.flashstock.stock.retention;
 
+import io.flashstock.contract.Utc;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
 import java.time.Instant;
-
-import static io.flashstock.stock.ledger.UtcTimes.toUtc;
 
 /** Deletes {@code processed_event} rows older than the retention, in bounded batches (one transaction each). */
 @Component
@@ -25,7 +24,7 @@ class ProcessedEventRetention {
 
     /** @return the number of rows deleted */
     int prune() {
-        var cutoff = toUtc(Instant.now().minus(properties.processedEvents()));
+        var cutoff = Utc.toColumn(Instant.now().minus(properties.processedEvents()));
         int total = 0;
         int deleted;
         do {
