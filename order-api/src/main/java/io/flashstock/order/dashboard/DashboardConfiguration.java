@@ -35,10 +35,9 @@ class DashboardConfiguration implements WebMvcConfigurer {
 
     @Bean
     LatestReconciliation dashboardReconciliation(Reconciliation reconciliation, DashboardSettings settings,
-                                                 MeterRegistry registry) {
+                                                 MeterRegistry registry, Clock clock) {
         var gauges = new ReconciliationGauges(registry);
-        var latest = new LatestReconciliation(reconciliation, settings.reconcileEvery(), Clock.systemUTC(),
-                gauges::seen);
+        var latest = new LatestReconciliation(reconciliation, settings.reconcileEvery(), clock, gauges::seen);
         gauges.register(() -> latest.latest().map(LatestReconciliation.Result::report).orElse(null));
         return latest;
     }
@@ -47,12 +46,11 @@ class DashboardConfiguration implements WebMvcConfigurer {
     DashboardSnapshots dashboardSnapshots(DashboardSettings settings, ReconciliationProperties reconciliation,
                                           ObjectProvider<PrometheusMeterRegistry> prometheus,
                                           StringRedisTemplate redis, LatestReconciliation latest,
-                                          RestClient.Builder restClients) {
+                                          RestClient.Builder restClients, Clock clock) {
         var scrapes = new ProcessScrapes(prometheus.getIfAvailable(),
                 peer(restClients, settings.outboxRelayUrl(), settings),
                 peer(restClients, reconciliation.stockConsumerUrl(), settings));
-        return new DashboardSnapshots(scrapes, new RedisStats(redis), latest, settings.refreshEvery(),
-                Clock.systemUTC());
+        return new DashboardSnapshots(scrapes, new RedisStats(redis), latest, settings.refreshEvery(), clock);
     }
 
     private static RestClient peer(RestClient.Builder restClients, URI url, DashboardSettings settings) {

@@ -29,13 +29,13 @@ class ReconciliationConfiguration {
 
     @Bean
     Reconciliation reconciliation(JdbcClient jdbc, StringRedisTemplate redis, Admin reconciliationKafkaAdmin,
-                                  ReconciliationProperties properties, RestClient.Builder restClients) {
+                                  ReconciliationProperties properties, RestClient.Builder restClients, Clock clock) {
         var requests = new SimpleClientHttpRequestFactory();
         requests.setConnectTimeout(properties.timeout());
         requests.setReadTimeout(properties.timeout());
         RestClient stockConsumer = restClients.clone().baseUrl(properties.stockConsumerUrl().toString())
                 .requestFactory(requests).build();
         return new Reconciliation(jdbc, redis, new KafkaPositions(reconciliationKafkaAdmin, properties), stockConsumer,
-                Clock.systemUTC());
+                clock);
     }
 }

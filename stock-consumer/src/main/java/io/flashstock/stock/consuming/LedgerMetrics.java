@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.springframework.stereotype.Component;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
@@ -29,8 +30,10 @@ class LedgerMetrics {
     private final Timer latency;
     private final Timer batches;
     private final DistributionSummary batchSizes;
+    private final Clock clock;
 
-    LedgerMetrics(MeterRegistry registry) {
+    LedgerMetrics(MeterRegistry registry, Clock clock) {
+        this.clock = clock;
         applied = Map.of(
                 StockDeducted.TYPE, appliedCounter(registry, StockDeducted.TYPE),
                 StockReset.TYPE, appliedCounter(registry, StockReset.TYPE));
@@ -72,7 +75,7 @@ class LedgerMetrics {
     void record(int events, LedgerOutcome outcome, long batchNanos) {
         batches.record(batchNanos, TimeUnit.NANOSECONDS);
         batchSizes.record(events);
-        Instant committed = Instant.now();
+        Instant committed = clock.instant();
         for (StockEvent event : outcome.applied()) {
             applied.get(event.type()).increment();
             Duration sinceOccurred = Duration.between(event.occurredAt(), committed);

@@ -43,7 +43,8 @@ class StockEventListener {
     private final Clock clock;
 
     StockEventListener(ItemLocks locks, StockLedger ledger, DeadLetters deadLetters, LedgerMetrics metrics,
-                       BatchesInFlight inFlight, RetentionProperties retention, ConsumerProperties consumer) {
+                       BatchesInFlight inFlight, RetentionProperties retention, ConsumerProperties consumer,
+                       Clock clock) {
         this.locks = locks;
         this.ledger = ledger;
         this.deadLetters = deadLetters;
@@ -51,7 +52,7 @@ class StockEventListener {
         this.inFlight = inFlight;
         this.dedupeWindow = retention.processedEvents();
         this.maxClockSkew = consumer.maxClockSkew();
-        this.clock = Clock.systemUTC();
+        this.clock = clock;
     }
 
     @KafkaListener(id = ConsumingConfiguration.LISTENER_ID, idIsGroup = false,

@@ -6,7 +6,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
-import java.time.Instant;
+import java.time.Clock;
 
 /** Deletes {@code processed_event} rows older than the retention, in bounded batches (one transaction each). */
 @Component
@@ -16,15 +16,17 @@ class ProcessedEventRetention {
 
     private final JdbcTemplate jdbc;
     private final RetentionProperties properties;
+    private final Clock clock;
 
-    ProcessedEventRetention(JdbcTemplate jdbc, RetentionProperties properties) {
+    ProcessedEventRetention(JdbcTemplate jdbc, RetentionProperties properties, Clock clock) {
         this.jdbc = jdbc;
         this.properties = properties;
+        this.clock = clock;
     }
 
     /** @return the number of rows deleted */
     int prune() {
-        var cutoff = Utc.toColumn(Instant.now().minus(properties.processedEvents()));
+        var cutoff = Utc.toColumn(clock.instant().minus(properties.processedEvents()));
         int total = 0;
         int deleted;
         do {
