@@ -1,7 +1,7 @@
 package io.flashstock.order.dashboard;
 
 import io.flashstock.order.reconciliation.Reconciliation;
-import io.flashstock.order.reconciliation.ReconciliationProperties;
+import io.flashstock.order.reconciliation.ReconciliationSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
@@ -43,7 +43,7 @@ class DashboardConfiguration implements WebMvcConfigurer {
     }
 
     @Bean
-    DashboardSnapshots dashboardSnapshots(DashboardSettings settings, ReconciliationProperties reconciliation,
+    DashboardSnapshots dashboardSnapshots(DashboardSettings settings, ReconciliationSettings reconciliation,
                                           ObjectProvider<PrometheusMeterRegistry> prometheus,
                                           StringRedisTemplate redis, LatestReconciliation latest,
                                           RestClient.Builder restClients, Clock clock) {

@@ -52,9 +52,9 @@ class ConsumingConfiguration {
      * spring-kafka's {@code kafka_dlt-exception-*} headers.
      */
     @Bean
-    DefaultErrorHandler batchRetryingErrorHandler(ConsumerProperties properties, MeterRegistry registry,
+    DefaultErrorHandler batchRetryingErrorHandler(ConsumerSettings properties, MeterRegistry registry,
                                                   DeadLetterPublishingRecoverer deadLetterPublishingRecoverer) {
-        ConsumerProperties.Retry retry = properties.retry();
+        ConsumerSettings.Retry retry = properties.retry();
         var transientBackOff = new ExponentialBackOff(retry.initialInterval().toMillis(), retry.multiplier());
         transientBackOff.setMaxInterval(retry.maxInterval().toMillis());
         var refusedBackOff = new FixedBackOff(retry.initialInterval().toMillis(), retry.refusedRecordAttempts() - 1L);

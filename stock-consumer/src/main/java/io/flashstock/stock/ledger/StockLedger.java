@@ -37,7 +37,7 @@ public class StockLedger {
     private final long maxGenerationStep;
     private final Clock clock;
 
-    StockLedger(ProcessedEvents processedEvents, StockLevels levels, Anomalies anomalies, LedgerProperties properties,
+    StockLedger(ProcessedEvents processedEvents, StockLevels levels, Anomalies anomalies, LedgerSettings properties,
                 Clock clock) {
         this.processedEvents = processedEvents;
         this.levels = levels;

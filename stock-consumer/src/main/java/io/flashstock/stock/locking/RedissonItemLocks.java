@@ -23,10 +23,10 @@ class RedissonItemLocks implements ItemLocks {
     private static final Logger log = LoggerFactory.getLogger(RedissonItemLocks.class);
 
     private final RedissonClient redisson;
-    private final LockProperties properties;
+    private final LockSettings properties;
     private final Timer waitTimer;
 
-    RedissonItemLocks(RedissonClient redisson, LockProperties properties, MeterRegistry registry) {
+    RedissonItemLocks(RedissonClient redisson, LockSettings properties, MeterRegistry registry) {
         this.redisson = redisson;
         this.properties = properties;
         this.waitTimer = Timer.builder("stock.lock.wait")

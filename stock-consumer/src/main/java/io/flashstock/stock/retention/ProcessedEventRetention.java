@@ -15,10 +15,10 @@ class ProcessedEventRetention {
     private static final Logger log = LoggerFactory.getLogger(ProcessedEventRetention.class);
 
     private final JdbcTemplate jdbc;
-    private final RetentionProperties properties;
+    private final RetentionSettings properties;
     private final Clock clock;
 
-    ProcessedEventRetention(JdbcTemplate jdbc, RetentionProperties properties, Clock clock) {
+    ProcessedEventRetention(JdbcTemplate jdbc, RetentionSettings properties, Clock clock) {
         this.jdbc = jdbc;
         this.properties = properties;
         this.clock = clock;

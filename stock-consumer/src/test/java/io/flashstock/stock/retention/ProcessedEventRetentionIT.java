@@ -32,7 +32,7 @@ class ProcessedEventRetentionIT {
         insert(jdbc, now);
 
         var retention = new ProcessedEventRetention(jdbc,
-                new RetentionProperties(Duration.ofDays(7), 3, Duration.ofHours(1)),
+                new RetentionSettings(Duration.ofDays(7), 3, Duration.ofHours(1)),
                 Clock.fixed(now.toInstant(ZoneOffset.UTC), ZoneOffset.UTC));
 
         assertThat(retention.prune()).isEqualTo(7);

@@ -18,7 +18,7 @@ import java.time.Duration;
  * @param interval        time between two clean-ups (the first runs at start-up)
  */
 @ConfigurationProperties("flashstock.retention")
-public record RetentionProperties(@DefaultValue("15d") Duration processedEvents,
-                                  @DefaultValue("5000") int deleteBatchSize,
-                                  @DefaultValue("1h") Duration interval) {
+public record RetentionSettings(@DefaultValue("15d") Duration processedEvents,
+                                @DefaultValue("5000") int deleteBatchSize,
+                                @DefaultValue("1h") Duration interval) {
 }
