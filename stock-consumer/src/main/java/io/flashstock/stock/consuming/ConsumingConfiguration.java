@@ -61,10 +61,10 @@ class ConsumingConfiguration {
         var handler = new DefaultErrorHandler(deadLetterPublishingRecoverer, transientBackOff);
         handler.setClassifications(Map.of(), true);
         handler.setBackOffFunction((record, ex) -> RecordFailures.causedByRecord(ex) ? refusedBackOff : null);
-        Counter retries = Counter.builder("stock.batch.retries")
+        Counter retries = Counter.builder("flashstock.consumer.batch.retries")
                 .description("Failed attempts to apply a batch, each followed by a retry after back-off")
                 .register(registry);
-        Counter refused = Counter.builder("stock.events.dead.lettered")
+        Counter refused = Counter.builder("flashstock.consumer.events.dead.lettered")
                 .description("Records published to the dead-letter topic")
                 .tag("reason", "refused")
                 .register(registry);

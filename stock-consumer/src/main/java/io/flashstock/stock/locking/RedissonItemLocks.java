@@ -29,7 +29,7 @@ class RedissonItemLocks implements ItemLocks {
     RedissonItemLocks(RedissonClient redisson, LockSettings properties, MeterRegistry registry) {
         this.redisson = redisson;
         this.properties = properties;
-        this.waitTimer = Timer.builder("stock.lock.wait")
+        this.waitTimer = Timer.builder("flashstock.consumer.lock.wait")
                 .description("Time a batch waited for the locks of all its items")
                 .publishPercentileHistogram()
                 .register(registry);
