@@ -17,9 +17,9 @@ import java.util.Map;
 
 /** Prints the settings that shape throughput and failure handling once, when the service is ready. */
 @Component
-class EffectiveSettingsLog {
+class StartupSettingsLog {
 
-    private static final Logger log = LoggerFactory.getLogger(EffectiveSettingsLog.class);
+    private static final Logger log = LoggerFactory.getLogger(StartupSettingsLog.class);
 
     private final KafkaProperties kafka;
     private final ConsumerSettings consumer;
@@ -27,8 +27,8 @@ class EffectiveSettingsLog {
     private final RetentionSettings retention;
     private final DataSource dataSource;
 
-    EffectiveSettingsLog(KafkaProperties kafka, ConsumerSettings consumer, LockSettings lock,
-                         RetentionSettings retention, DataSource dataSource) {
+    StartupSettingsLog(KafkaProperties kafka, ConsumerSettings consumer, LockSettings lock,
+                       RetentionSettings retention, DataSource dataSource) {
         this.kafka = kafka;
         this.consumer = consumer;
         this.lock = lock;
