@@ -182,8 +182,8 @@ def run_locust(opts: RunOptions, out: Path, sampler: cpu.CpuSampler) -> tuple[fl
 
 def end_to_end_latency() -> dict:
     """Order accepted → applied in the stock database: p50/p99/max (ms) from stock-consumer's histogram
-    `stock.event.latency`, which covers everything it applied since it started (the services restart per run)."""
-    return percentiles_ms(histogram(SERVICES["stock-consumer"], "stock_event_latency_seconds", ""))
+    `flashstock.consumer.event.latency`, which covers everything it applied since it started (the services restart per run)."""
+    return percentiles_ms(histogram(SERVICES["stock-consumer"], "flashstock_consumer_event_latency_seconds", ""))
 
 
 def server_histogram(gate: str) -> dict:

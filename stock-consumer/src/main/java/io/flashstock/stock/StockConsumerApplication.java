@@ -3,6 +3,9 @@ package io.flashstock.stock;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
+import org.springframework.context.annotation.Bean;
+
+import java.time.Clock;
 
 @SpringBootApplication
 @ConfigurationPropertiesScan
@@ -10,5 +13,14 @@ public class StockConsumerApplication {
 
     public static void main(String[] args) {
         SpringApplication.run(StockConsumerApplication.class, args);
+    }
+
+    /**
+     * Wall-clock time: the dedupe window and clock-skew bounds of a batch, the processed and recorded times of the
+     * ledger, the event latency and the retention cut-off. Durations are measured with {@code System.nanoTime}.
+     */
+    @Bean
+    Clock clock() {
+        return Clock.systemUTC();
     }
 }

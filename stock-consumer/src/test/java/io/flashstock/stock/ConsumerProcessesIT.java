@@ -130,7 +130,8 @@ class ConsumerProcessesIT {
 
     /** Deductions this instance applied, from its own metrics. */
     private static long applied(ServiceProcess service) {
-        Http.Answer answer = Http.get(service.port(), "/actuator/metrics/stock.events.applied?tag=type:StockDeducted");
+        Http.Answer answer = Http.get(service.port(),
+                "/actuator/metrics/flashstock.consumer.events.applied?tag=type:StockDeducted");
         return answer.status() == 200 ? answer.body().get("measurements").get(0).get("value").asLong() : 0;
     }
 

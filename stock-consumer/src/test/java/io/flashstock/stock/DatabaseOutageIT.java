@@ -101,6 +101,6 @@ class DatabaseOutageIT {
     }
 
     private double retries() {
-        return registry.get("stock.batch.retries").counter().count();
+        return registry.get("flashstock.consumer.batch.retries").counter().count();
     }
 }

@@ -173,7 +173,7 @@ class HostileRecordsIT {
     }
 
     private double retries() {
-        return registry.get("stock.batch.retries").counter().count();
+        return registry.get("flashstock.consumer.batch.retries").counter().count();
     }
 
     private static String header(ConsumerRecord<?, ?> record, String name) {

@@ -115,6 +115,6 @@ class HungDatabaseIT {
     }
 
     private double retries() {
-        return registry.get("stock.batch.retries").counter().count();
+        return registry.get("flashstock.consumer.batch.retries").counter().count();
     }
 }

@@ -88,7 +88,7 @@ class StockConsumerIT {
         topic.send(reset(item, 100, 1), twice);
         topic.flush();
         await().atMost(DEADLINE).until(() -> db.quantity(item) == 95);
-        double duplicatesBefore = registry.get("stock.events.duplicates").counter().count();
+        double duplicatesBefore = registry.get("flashstock.consumer.events.duplicates").counter().count();
 
         // two more deliveries, in one batch or two, then a marker that shows they have been consumed
         topic.send(twice, twice, deducted(item, 2, 1));
@@ -96,7 +96,8 @@ class StockConsumerIT {
 
         await().atMost(DEADLINE).untilAsserted(() -> {
             assertThat(db.level(item)).containsEntry("quantity", 93L).containsEntry("events_applied", 2L);
-            assertThat(registry.get("stock.events.duplicates").counter().count() - duplicatesBefore).isEqualTo(2);
+            assertThat(registry.get("flashstock.consumer.events.duplicates").counter().count() - duplicatesBefore)
+                    .isEqualTo(2);
         });
         assertThat(db.jdbc().queryForObject("SELECT COUNT(*) FROM processed_event WHERE event_id = ?", Long.class,
                 twice.eventId().toString())).isEqualTo(1);
@@ -210,11 +211,13 @@ class StockConsumerIT {
         await().atMost(DEADLINE).until(() -> db.quantity(item) == 9);
 
         await().atMost(DEADLINE).until(() -> registry.find("kafka.consumer.fetch.manager.records.lag.max").meter() != null);
-        assertThat(registry.get("stock.lock.wait").timer().count()).isPositive();
-        assertThat(registry.get("stock.event.latency").timer().count()).isPositive();
-        assertThat(registry.get("stock.events.applied").tag("type", "StockDeducted").counter().count()).isPositive();
+        assertThat(registry.get("flashstock.consumer.lock.wait").timer().count()).isPositive();
+        assertThat(registry.get("flashstock.consumer.event.latency").timer().count()).isPositive();
+        assertThat(registry.get("flashstock.consumer.events.applied").tag("type", "StockDeducted").counter().count())
+                .isPositive();
         assertThat(Http.get(port, "/actuator/health/readiness").body().get("status").asString()).isEqualTo("UP");
-        assertThat(Http.get(port, "/actuator/metrics/stock.events.dead.lettered").status()).isEqualTo(200);
+        assertThat(Http.get(port, "/actuator/metrics/flashstock.consumer.events.dead.lettered").status())
+                .isEqualTo(200);
     }
 
     private List<JsonNode> anomalies(String itemCode) {
@@ -222,7 +225,8 @@ class StockConsumerIT {
     }
 
     private double deadLettered() {
-        return registry.find("stock.events.dead.lettered").counters().stream().mapToDouble(c -> c.count()).sum();
+        return registry.find("flashstock.consumer.events.dead.lettered").counters().stream()
+                .mapToDouble(c -> c.count()).sum();
     }
 
     private static String header(ConsumerRecord<?, ?> record, String name) {

@@ -9,6 +9,8 @@ import org.testcontainers.kafka.KafkaContainer;
 import org.testcontainers.mysql.MySQLContainer;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -17,6 +19,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Locale;
+import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
@@ -92,7 +95,7 @@ public final class TestInfrastructure {
         var redis = new GenericContainer<>("redis:7").withExposedPorts(6379);
         var mysql = new MySQLContainer("mysql:8.4").withUsername(USER).withPassword(PASSWORD)
                 .withDatabaseName("orders");
-        var kafka = new KafkaContainer("apache/kafka:4.3.1");
+        var kafka = new KafkaContainer(version("kafka.image"));
         List<GenericContainer<?>> all = List.of(redis, mysql, kafka);
         all.parallelStream().forEach(GenericContainer::start);
         var infra = new TestInfrastructure(Mode.TESTCONTAINERS, redis.getHost(), redis.getMappedPort(6379),
@@ -105,6 +108,27 @@ public final class TestInfrastructure {
             throw new IllegalStateException("could not prepare the MySQL container", e);
         }
         return infra;
+    }
+
+    /**
+     * An entry of {@code versions.properties}, which Maven fills in from the root pom, so that the broker the
+     * containers run is the one the stack and compose run ({@code kafka-broker.version}).
+     */
+    static String version(String key) {
+        var properties = new Properties();
+        try (InputStream in = TestInfrastructure.class.getResourceAsStream("versions.properties")) {
+            if (in == null) {
+                throw new IllegalStateException("versions.properties is missing from test-support's classpath");
+            }
+            properties.load(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        String value = properties.getProperty(key);
+        if (value == null || value.contains("@")) {
+            throw new IllegalStateException("versions.properties has no filtered " + key + ": " + value);
+        }
+        return value;
     }
 
     public String redisHost() {

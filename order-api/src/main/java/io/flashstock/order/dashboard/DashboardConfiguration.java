@@ -1,7 +1,7 @@
 package io.flashstock.order.dashboard;
 
 import io.flashstock.order.reconciliation.Reconciliation;
-import io.flashstock.order.reconciliation.ReconciliationProperties;
+import io.flashstock.order.reconciliation.ReconciliationSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
@@ -35,24 +35,22 @@ class DashboardConfiguration implements WebMvcConfigurer {
 
     @Bean
     LatestReconciliation dashboardReconciliation(Reconciliation reconciliation, DashboardSettings settings,
-                                                 MeterRegistry registry) {
+                                                 MeterRegistry registry, Clock clock) {
         var gauges = new ReconciliationGauges(registry);
-        var latest = new LatestReconciliation(reconciliation, settings.reconcileEvery(), Clock.systemUTC(),
-                gauges::seen);
+        var latest = new LatestReconciliation(reconciliation, settings.reconcileEvery(), clock, gauges::seen);
         gauges.register(() -> latest.latest().map(LatestReconciliation.Result::report).orElse(null));
         return latest;
     }
 
     @Bean
-    DashboardSnapshots dashboardSnapshots(DashboardSettings settings, ReconciliationProperties reconciliation,
+    DashboardSnapshots dashboardSnapshots(DashboardSettings settings, ReconciliationSettings reconciliation,
                                           ObjectProvider<PrometheusMeterRegistry> prometheus,
                                           StringRedisTemplate redis, LatestReconciliation latest,
-                                          RestClient.Builder restClients) {
+                                          RestClient.Builder restClients, Clock clock) {
         var scrapes = new ProcessScrapes(prometheus.getIfAvailable(),
                 peer(restClients, settings.outboxRelayUrl(), settings),
                 peer(restClients, reconciliation.stockConsumerUrl(), settings));
-        return new DashboardSnapshots(scrapes, new RedisStats(redis), latest, settings.refreshEvery(),
-                Clock.systemUTC());
+        return new DashboardSnapshots(scrapes, new RedisStats(redis), latest, settings.refreshEvery(), clock);
     }
 
     private static RestClient peer(RestClient.Builder restClients, URI url, DashboardSettings settings) {

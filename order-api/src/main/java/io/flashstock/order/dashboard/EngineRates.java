@@ -23,11 +23,11 @@ final class EngineRates {
 
     static final String ORDERS = "flashstock_orders_total";
     static final String ORDER_LATENCY = "flashstock_order_latency_seconds";
-    static final String END_TO_END = "stock_event_latency_seconds";
+    static final String END_TO_END = "flashstock_consumer_event_latency_seconds";
     static final String RELAY_PUBLISHED = "flashstock_relay_published_rows_total";
     static final String RELAY_BATCH = "flashstock_relay_batch_size_rows";
-    static final String CONSUMER_APPLIED = "stock_events_applied_total";
-    static final String CONSUMER_BATCH = "stock_batch_size_events";
+    static final String CONSUMER_APPLIED = "flashstock_consumer_events_applied_total";
+    static final String CONSUMER_BATCH = "flashstock_consumer_batch_size_events";
     static final String CPU_USAGE = "process_cpu_usage";
     static final String CPU_COUNT = "system_cpu_count";
     static final String MEMORY_USED = "jvm_memory_used_bytes";

@@ -13,7 +13,7 @@ import java.util.Map;
  *                   the rate
  * @param latency    the order endpoints, arrival to answer ({@code flashstock.order.latency})
  * @param endToEnd   an order's event, from its creation to the commit that applied it in the stock database
- *                   ({@code stock.event.latency})
+ *                   ({@code flashstock.consumer.event.latency})
  */
 record EngineView(double seconds, double latencySeconds, Map<String, Rate> orders, Percentiles latency, Percentiles endToEnd,
                   Stage relay, Stage consumer, List<ProcessView> processes) {

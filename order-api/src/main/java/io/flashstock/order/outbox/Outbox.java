@@ -2,7 +2,7 @@ package io.flashstock.order.outbox;
 
 import io.flashstock.contract.OutboxStatus;
 import io.flashstock.contract.StockEvent;
-import io.flashstock.order.config.Utc;
+import io.flashstock.contract.Utc;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import tools.jackson.databind.ObjectWriter;

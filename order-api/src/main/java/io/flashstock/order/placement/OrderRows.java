@@ -2,7 +2,7 @@ package io.flashstock.order.placement;
 
 import io.flashstock.contract.OutboxStatus;
 import io.flashstock.contract.StockEvent;
-import io.flashstock.order.config.Utc;
+import io.flashstock.contract.Utc;
 import io.flashstock.order.outbox.Outbox;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;

@@ -25,9 +25,9 @@ import java.util.stream.Collectors;
 class KafkaPositions {
 
     private final Admin admin;
-    private final ReconciliationProperties properties;
+    private final ReconciliationSettings properties;
 
-    KafkaPositions(Admin admin, ReconciliationProperties properties) {
+    KafkaPositions(Admin admin, ReconciliationSettings properties) {
         this.admin = admin;
         this.properties = properties;
     }

@@ -14,11 +14,11 @@ import java.time.Clock;
 import java.util.Map;
 
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties(ReconciliationProperties.class)
+@EnableConfigurationProperties(ReconciliationSettings.class)
 class ReconciliationConfiguration {
 
     @Bean(destroyMethod = "close")
-    Admin reconciliationKafkaAdmin(ReconciliationProperties properties) {
+    Admin reconciliationKafkaAdmin(ReconciliationSettings properties) {
         int timeoutMs = (int) properties.timeout().toMillis();
         return Admin.create(Map.of(
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, properties.kafkaBootstrapServers(),
@@ -29,13 +29,13 @@ class ReconciliationConfiguration {
 
     @Bean
     Reconciliation reconciliation(JdbcClient jdbc, StringRedisTemplate redis, Admin reconciliationKafkaAdmin,
-                                  ReconciliationProperties properties, RestClient.Builder restClients) {
+                                  ReconciliationSettings properties, RestClient.Builder restClients, Clock clock) {
         var requests = new SimpleClientHttpRequestFactory();
         requests.setConnectTimeout(properties.timeout());
         requests.setReadTimeout(properties.timeout());
         RestClient stockConsumer = restClients.clone().baseUrl(properties.stockConsumerUrl().toString())
                 .requestFactory(requests).build();
         return new Reconciliation(jdbc, redis, new KafkaPositions(reconciliationKafkaAdmin, properties), stockConsumer,
-                Clock.systemUTC());
+                clock);
     }
 }

@@ -1,6 +1,6 @@
 package io.flashstock.order.stock;
 
-import io.flashstock.order.config.Utc;
+import io.flashstock.contract.Utc;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 

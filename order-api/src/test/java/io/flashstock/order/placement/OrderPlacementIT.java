@@ -5,7 +5,7 @@ import io.flashstock.contract.StockDeducted;
 import io.flashstock.contract.StockEvent;
 import io.flashstock.order.ApiClient;
 import io.flashstock.order.OrderApiIntegrationTest;
-import io.flashstock.order.config.Utc;
+import io.flashstock.contract.Utc;
 import io.flashstock.order.stock.StockKeys;
 import io.flashstock.warmup.WarmupFixture;
 import io.flashstock.warmup.WarmupProperties;

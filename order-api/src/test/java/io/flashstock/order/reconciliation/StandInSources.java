@@ -49,7 +49,7 @@ final class StandInSources {
     private static final class ConsumedKafka extends KafkaPositions {
 
         ConsumedKafka() {
-            super(null, new ReconciliationProperties(URI.create(STOCK_CONSUMER), "unused:9092", "stock-events",
+            super(null, new ReconciliationSettings(URI.create(STOCK_CONSUMER), "unused:9092", "stock-events",
                     "stock-consumer", Duration.ofSeconds(1)));
         }
 

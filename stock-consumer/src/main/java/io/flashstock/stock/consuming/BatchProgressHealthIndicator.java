@@ -17,7 +17,7 @@ class BatchProgressHealthIndicator implements HealthIndicator {
     private final BatchesInFlight batches;
     private final Duration stuckAfter;
 
-    BatchProgressHealthIndicator(BatchesInFlight batches, ConsumerProperties properties) {
+    BatchProgressHealthIndicator(BatchesInFlight batches, ConsumerSettings properties) {
         this.batches = batches;
         this.stuckAfter = properties.stuckAfter();
     }

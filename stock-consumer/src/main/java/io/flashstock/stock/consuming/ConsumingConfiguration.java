@@ -52,19 +52,19 @@ class ConsumingConfiguration {
      * spring-kafka's {@code kafka_dlt-exception-*} headers.
      */
     @Bean
-    DefaultErrorHandler batchRetryingErrorHandler(ConsumerProperties properties, MeterRegistry registry,
+    DefaultErrorHandler batchRetryingErrorHandler(ConsumerSettings properties, MeterRegistry registry,
                                                   DeadLetterPublishingRecoverer deadLetterPublishingRecoverer) {
-        ConsumerProperties.Retry retry = properties.retry();
+        ConsumerSettings.Retry retry = properties.retry();
         var transientBackOff = new ExponentialBackOff(retry.initialInterval().toMillis(), retry.multiplier());
         transientBackOff.setMaxInterval(retry.maxInterval().toMillis());
         var refusedBackOff = new FixedBackOff(retry.initialInterval().toMillis(), retry.refusedRecordAttempts() - 1L);
         var handler = new DefaultErrorHandler(deadLetterPublishingRecoverer, transientBackOff);
         handler.setClassifications(Map.of(), true);
         handler.setBackOffFunction((record, ex) -> RecordFailures.causedByRecord(ex) ? refusedBackOff : null);
-        Counter retries = Counter.builder("stock.batch.retries")
+        Counter retries = Counter.builder("flashstock.consumer.batch.retries")
                 .description("Failed attempts to apply a batch, each followed by a retry after back-off")
                 .register(registry);
-        Counter refused = Counter.builder("stock.events.dead.lettered")
+        Counter refused = Counter.builder("flashstock.consumer.events.dead.lettered")
                 .description("Records published to the dead-letter topic")
                 .tag("reason", "refused")
                 .register(registry);

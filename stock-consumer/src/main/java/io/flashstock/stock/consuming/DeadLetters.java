@@ -34,7 +34,7 @@ class DeadLetters {
     }
 
     private static Counter counter(MeterRegistry registry, String reason) {
-        return Counter.builder("stock.events.dead.lettered")
+        return Counter.builder("flashstock.consumer.events.dead.lettered")
                 .description("Records published to the dead-letter topic")
                 .tag("reason", reason)
                 .register(registry);

@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.springframework.stereotype.Component;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
@@ -29,41 +30,43 @@ class LedgerMetrics {
     private final Timer latency;
     private final Timer batches;
     private final DistributionSummary batchSizes;
+    private final Clock clock;
 
-    LedgerMetrics(MeterRegistry registry) {
+    LedgerMetrics(MeterRegistry registry, Clock clock) {
+        this.clock = clock;
         applied = Map.of(
                 StockDeducted.TYPE, appliedCounter(registry, StockDeducted.TYPE),
                 StockReset.TYPE, appliedCounter(registry, StockReset.TYPE));
-        duplicates = Counter.builder("stock.events.duplicates")
+        duplicates = Counter.builder("flashstock.consumer.events.duplicates")
                 .description("Events skipped because their id was already processed")
                 .register(registry);
-        stale = Counter.builder("stock.events.stale")
+        stale = Counter.builder("flashstock.consumer.events.stale")
                 .description("Events of an older generation than the stored one, recorded and not applied")
                 .register(registry);
         for (AnomalyKind kind : AnomalyKind.values()) {
             if (kind != AnomalyKind.STALE) {
-                anomalies.put(kind, Counter.builder("stock.anomalies")
+                anomalies.put(kind, Counter.builder("flashstock.consumer.anomalies")
                         .description("Deductions recorded as anomalies instead of being applied")
                         .tag("kind", kind.name())
                         .register(registry));
             }
         }
-        latency = Timer.builder("stock.event.latency")
+        latency = Timer.builder("flashstock.consumer.event.latency")
                 .description("From the event's occurredAt to the commit that applied it")
                 .publishPercentileHistogram()
                 .register(registry);
-        batches = Timer.builder("stock.batch.duration")
+        batches = Timer.builder("flashstock.consumer.batch.duration")
                 .description("Locks, transaction and commit of one batch; the lock lease must stay well above it")
                 .publishPercentileHistogram()
                 .register(registry);
-        batchSizes = DistributionSummary.builder("stock.batch.size")
+        batchSizes = DistributionSummary.builder("flashstock.consumer.batch.size")
                 .description("Events handed to the ledger in one transaction")
                 .baseUnit("events")
                 .register(registry);
     }
 
     private static Counter appliedCounter(MeterRegistry registry, String type) {
-        return Counter.builder("stock.events.applied")
+        return Counter.builder("flashstock.consumer.events.applied")
                 .description("Events applied to the stock database")
                 .tag("type", type)
                 .register(registry);
@@ -72,7 +75,7 @@ class LedgerMetrics {
     void record(int events, LedgerOutcome outcome, long batchNanos) {
         batches.record(batchNanos, TimeUnit.NANOSECONDS);
         batchSizes.record(events);
-        Instant committed = Instant.now();
+        Instant committed = clock.instant();
         for (StockEvent event : outcome.applied()) {
             applied.get(event.type()).increment();
             Duration sinceOccurred = Duration.between(event.occurredAt(), committed);

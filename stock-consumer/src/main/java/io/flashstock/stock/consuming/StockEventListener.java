@@ -4,7 +4,7 @@ import io.flashstock.contract.StockEvent;
 import io.flashstock.stock.ledger.LedgerOutcome;
 import io.flashstock.stock.ledger.StockLedger;
 import io.flashstock.stock.locking.ItemLocks;
-import io.flashstock.stock.retention.RetentionProperties;
+import io.flashstock.stock.retention.RetentionSettings;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.kafka.annotation.KafkaListener;
@@ -43,7 +43,8 @@ class StockEventListener {
     private final Clock clock;
 
     StockEventListener(ItemLocks locks, StockLedger ledger, DeadLetters deadLetters, LedgerMetrics metrics,
-                       BatchesInFlight inFlight, RetentionProperties retention, ConsumerProperties consumer) {
+                       BatchesInFlight inFlight, RetentionSettings retention, ConsumerSettings consumer,
+                       Clock clock) {
         this.locks = locks;
         this.ledger = ledger;
         this.deadLetters = deadLetters;
@@ -51,7 +52,7 @@ class StockEventListener {
         this.inFlight = inFlight;
         this.dedupeWindow = retention.processedEvents();
         this.maxClockSkew = consumer.maxClockSkew();
-        this.clock = Clock.systemUTC();
+        this.clock = clock;
     }
 
     @KafkaListener(id = ConsumingConfiguration.LISTENER_ID, idIsGroup = false,

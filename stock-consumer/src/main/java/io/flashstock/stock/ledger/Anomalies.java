@@ -2,13 +2,12 @@ package io.flashstock.stock.ledger;
 
 import io.flashstock.contract.StockDeducted;
 import io.flashstock.contract.StockReset;
+import io.flashstock.contract.Utc;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
 import java.time.Instant;
 import java.util.List;
-
-import static io.flashstock.stock.ledger.UtcTimes.toUtc;
 
 /**
  * The {@code stock_anomaly} table: consumed events that were not applied. Deductions of kind
@@ -33,14 +32,14 @@ class Anomalies {
         if (anomalies.isEmpty()) {
             return;
         }
-        var recordedAt = toUtc(at);
+        var recordedAt = Utc.toColumn(at);
         jdbcTemplate.batchUpdate("""
                         INSERT INTO stock_anomaly (event_id, item_code, kind, event_type, event_generation, quantity,
                                                    detail, occurred_at, recorded_at)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                 anomalies.stream().map(a -> new Object[]{
                         a.event().eventId().toString(), a.event().itemCode(), a.kind().name(), a.event().type(),
-                        a.event().generation(), quantity(a), truncate(a.detail()), toUtc(a.event().occurredAt()),
+                        a.event().generation(), quantity(a), truncate(a.detail()), Utc.toColumn(a.event().occurredAt()),
                         recordedAt}).toList());
     }
 

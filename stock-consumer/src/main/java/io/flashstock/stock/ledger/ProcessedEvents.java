@@ -1,6 +1,7 @@
 package io.flashstock.stock.ledger;
 
 import io.flashstock.contract.StockEvent;
+import io.flashstock.contract.Utc;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
@@ -11,8 +12,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
-
-import static io.flashstock.stock.ledger.UtcTimes.toUtc;
 
 /** The {@code processed_event} dedupe table: an event id in it has had its effect committed. */
 @Component
@@ -46,7 +45,7 @@ class ProcessedEvents {
         if (events.isEmpty()) {
             return;
         }
-        var processedAt = toUtc(at);
+        var processedAt = Utc.toColumn(at);
         jdbcTemplate.batchUpdate("INSERT INTO processed_event (event_id, item_code, processed_at) VALUES (?, ?, ?)",
                 events.stream().map(e -> new Object[]{e.eventId().toString(), e.itemCode(), processedAt}).toList());
     }

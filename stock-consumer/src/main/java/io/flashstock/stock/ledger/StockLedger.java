@@ -7,6 +7,7 @@ import org.springframework.stereotype.Component;
 import org.springframework.transaction.annotation.Isolation;
 import org.springframework.transaction.annotation.Transactional;
 
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -34,12 +35,15 @@ public class StockLedger {
     private final StockLevels levels;
     private final Anomalies anomalies;
     private final long maxGenerationStep;
+    private final Clock clock;
 
-    StockLedger(ProcessedEvents processedEvents, StockLevels levels, Anomalies anomalies, LedgerProperties properties) {
+    StockLedger(ProcessedEvents processedEvents, StockLevels levels, Anomalies anomalies, LedgerSettings properties,
+                Clock clock) {
         this.processedEvents = processedEvents;
         this.levels = levels;
         this.anomalies = anomalies;
         this.maxGenerationStep = properties.maxGenerationStep();
+        this.clock = clock;
     }
 
     /**
@@ -52,7 +56,7 @@ public class StockLedger {
      */
     @Transactional(isolation = Isolation.READ_COMMITTED)
     public LedgerOutcome apply(List<StockEvent> events) {
-        Instant now = Instant.now();
+        Instant now = clock.instant();
         Map<UUID, StockEvent> unique = new LinkedHashMap<>();
         events.forEach(event -> unique.putIfAbsent(event.eventId(), event));
         Set<UUID> processed = processedEvents.alreadyProcessed(unique.keySet());

@@ -1,13 +1,12 @@
 package io.flashstock.stock.ledger;
 
 import io.flashstock.contract.StockReset;
+import io.flashstock.contract.Utc;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
 import java.time.Instant;
 import java.util.Optional;
-
-import static io.flashstock.stock.ledger.UtcTimes.toUtc;
 
 /** The write side of {@code stock_level}: conditional statements, so a wrong guess changes nothing. */
 @Component
@@ -30,7 +29,7 @@ class StockLevels {
                            SET quantity = quantity - :quantity, events_applied = events_applied + :events,
                                last_applied_at = :at
                          WHERE item_code = :item AND generation = :generation AND quantity >= :quantity""")
-                .param("quantity", quantity).param("events", events).param("at", toUtc(at))
+                .param("quantity", quantity).param("events", events).param("at", Utc.toColumn(at))
                 .param("item", itemCode).param("generation", generation)
                 .update() == 1;
     }
@@ -47,8 +46,8 @@ class StockLevels {
                                last_applied_at = :at
                          WHERE item_code = :item AND generation < :generation AND :generation - generation <= :maxStep""")
                 .param("generation", reset.generation()).param("quantity", reset.quantity())
-                .param("eventId", reset.eventId().toString()).param("resetAt", toUtc(reset.occurredAt()))
-                .param("at", toUtc(at)).param("item", reset.itemCode()).param("maxStep", maxStep)
+                .param("eventId", reset.eventId().toString()).param("resetAt", Utc.toColumn(reset.occurredAt()))
+                .param("at", Utc.toColumn(at)).param("item", reset.itemCode()).param("maxStep", maxStep)
                 .update() == 1;
     }
 
@@ -60,7 +59,7 @@ class StockLevels {
                         VALUES (:item, :generation, :quantity, :quantity, 0, :eventId, :resetAt, :at)""")
                 .param("item", reset.itemCode()).param("generation", reset.generation())
                 .param("quantity", reset.quantity()).param("eventId", reset.eventId().toString())
-                .param("resetAt", toUtc(reset.occurredAt())).param("at", toUtc(at))
+                .param("resetAt", Utc.toColumn(reset.occurredAt())).param("at", Utc.toColumn(at))
                 .update();
     }
 

@@ -1,5 +1,6 @@
 package io.flashstock.stock.levels;
 
+import io.flashstock.contract.Utc;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
@@ -8,8 +9,6 @@ import java.time.LocalDateTime;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-
-import static io.flashstock.stock.ledger.UtcTimes.fromUtc;
 
 /** The read side of the stock database, for the HTTP API and the reconciliation report. */
 @Component
@@ -26,14 +25,14 @@ class StockLevelQueries {
 
     private static final RowMapper<StockLevelView> LEVEL = (rs, n) -> new StockLevelView(
             rs.getString("item_code"), rs.getLong("generation"), rs.getLong("baseline"), rs.getLong("quantity"),
-            rs.getLong("events_applied"), fromUtc(rs.getObject("last_applied_at", LocalDateTime.class)),
+            rs.getLong("events_applied"), Utc.fromColumn(rs.getObject("last_applied_at", LocalDateTime.class)),
             rs.getLong("anomalies"));
 
     private static final RowMapper<AnomalyView> ANOMALY = (rs, n) -> new AnomalyView(
             UUID.fromString(rs.getString("event_id")), rs.getString("item_code"), rs.getString("kind"),
             rs.getString("event_type"), rs.getLong("event_generation"), rs.getLong("quantity"),
-            rs.getString("detail"), fromUtc(rs.getObject("occurred_at", LocalDateTime.class)),
-            fromUtc(rs.getObject("recorded_at", LocalDateTime.class)));
+            rs.getString("detail"), Utc.fromColumn(rs.getObject("occurred_at", LocalDateTime.class)),
+            Utc.fromColumn(rs.getObject("recorded_at", LocalDateTime.class)));
 
     private final JdbcClient jdbc;
 

@@ -17,7 +17,7 @@ class ItemLockConfiguration {
     /** Only lock mode {@code redisson} needs Redis; it uses the same connection settings as Spring Data Redis. */
     @Bean(destroyMethod = "shutdown")
     @ConditionalOnProperty(name = "flashstock.lock.mode", havingValue = "redisson", matchIfMissing = true)
-    RedissonClient redissonClient(LockProperties properties,
+    RedissonClient redissonClient(LockSettings properties,
                                   @Value("${spring.data.redis.host}") String host,
                                   @Value("${spring.data.redis.port}") int port,
                                   @Value("${spring.data.redis.password:}") String password) {
@@ -33,7 +33,7 @@ class ItemLockConfiguration {
     }
 
     @Bean
-    ItemLocks itemLocks(LockProperties properties, ObjectProvider<RedissonClient> redisson, MeterRegistry registry) {
+    ItemLocks itemLocks(LockSettings properties, ObjectProvider<RedissonClient> redisson, MeterRegistry registry) {
         if (properties.mode() == LockMode.NONE) {
             return new UnlockedItems();
         }

@@ -23,13 +23,13 @@ class RedissonItemLocks implements ItemLocks {
     private static final Logger log = LoggerFactory.getLogger(RedissonItemLocks.class);
 
     private final RedissonClient redisson;
-    private final LockProperties properties;
+    private final LockSettings properties;
     private final Timer waitTimer;
 
-    RedissonItemLocks(RedissonClient redisson, LockProperties properties, MeterRegistry registry) {
+    RedissonItemLocks(RedissonClient redisson, LockSettings properties, MeterRegistry registry) {
         this.redisson = redisson;
         this.properties = properties;
-        this.waitTimer = Timer.builder("stock.lock.wait")
+        this.waitTimer = Timer.builder("flashstock.consumer.lock.wait")
                 .description("Time a batch waited for the locks of all its items")
                 .publishPercentileHistogram()
                 .register(registry);

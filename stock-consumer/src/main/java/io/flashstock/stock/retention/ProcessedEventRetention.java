@@ -1,13 +1,12 @@
 package io.flashstock.stock.retention;
 
+import io.flashstock.contract.Utc;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
-import java.time.Instant;
-
-import static io.flashstock.stock.ledger.UtcTimes.toUtc;
+import java.time.Clock;
 
 /** Deletes {@code processed_event} rows older than the retention, in bounded batches (one transaction each). */
 @Component
@@ -16,16 +15,18 @@ class ProcessedEventRetention {
     private static final Logger log = LoggerFactory.getLogger(ProcessedEventRetention.class);
 
     private final JdbcTemplate jdbc;
-    private final RetentionProperties properties;
+    private final RetentionSettings properties;
+    private final Clock clock;
 
-    ProcessedEventRetention(JdbcTemplate jdbc, RetentionProperties properties) {
+    ProcessedEventRetention(JdbcTemplate jdbc, RetentionSettings properties, Clock clock) {
         this.jdbc = jdbc;
         this.properties = properties;
+        this.clock = clock;
     }
 
     /** @return the number of rows deleted */
     int prune() {
-        var cutoff = toUtc(Instant.now().minus(properties.processedEvents()));
+        var cutoff = Utc.toColumn(clock.instant().minus(properties.processedEvents()));
         int total = 0;
         int deleted;
         do {

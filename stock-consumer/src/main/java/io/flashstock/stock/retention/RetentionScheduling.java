@@ -13,9 +13,9 @@ import java.time.Duration;
 class RetentionScheduling implements SchedulingConfigurer {
 
     private final ProcessedEventRetention retention;
-    private final RetentionProperties properties;
+    private final RetentionSettings properties;
 
-    RetentionScheduling(ProcessedEventRetention retention, RetentionProperties properties) {
+    RetentionScheduling(ProcessedEventRetention retention, RetentionSettings properties) {
         this.retention = retention;
         this.properties = properties;
     }

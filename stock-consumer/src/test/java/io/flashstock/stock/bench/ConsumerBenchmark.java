@@ -43,7 +43,7 @@ import static io.flashstock.stock.support.Events.reset;
  *   <li>throughput, per lock mode: a fresh topic is pre-filled with N deductions for a few items, then a fresh
  *       consumer process drains it; events/s = N / (last processed_at − first processed_at);</li>
  *   <li>latency: a running consumer (lock mode redisson) receives deductions at a fixed rate for a while; the
- *       histogram of the service's own {@code stock.event.latency} timer (occurredAt → commit) gives
+ *       histogram of the service's own {@code flashstock.consumer.event.latency} timer (occurredAt → commit) gives
  *       p50/p95/p99.</li>
  * </ol>
  * One CSV row per run is appended to the output file. Options: {@code --events N --items K --modes a,b
@@ -53,7 +53,7 @@ public final class ConsumerBenchmark {
 
     private static final int PARTITIONS = 3;
     private static final Pattern BUCKET =
-            Pattern.compile("^stock_event_latency_seconds_bucket\\{.*le=\"([^\"]+)\".*\\} ([0-9.eE+-]+)");
+            Pattern.compile("^flashstock_consumer_event_latency_seconds_bucket\\{.*le=\"([^\"]+)\".*\\} ([0-9.eE+-]+)");
     private static final long BASELINE = Long.MAX_VALUE / 4;
     private static final String CSV_HEADER =
             "timestamp,scenario,lock_mode,events,items,seconds,events_per_second,target_rate,p50_ms,p95_ms,p99_ms,max_bucket_ms";
@@ -140,8 +140,8 @@ public final class ConsumerBenchmark {
                 System.out.printf("latency at %d events/s (%d sent in %.1f s): p50 <= %.1f ms, p95 <= %.1f ms, "
                                 + "p99 <= %.1f ms; mean batch %.1f ms, mean lock wait %.1f ms%n", rate, total,
                         sentSeconds, percentiles[0], percentiles[1], percentiles[2],
-                        meanMillis(consumer.port(), "stock.batch.duration"),
-                        meanMillis(consumer.port(), "stock.lock.wait"));
+                        meanMillis(consumer.port(), "flashstock.consumer.batch.duration"),
+                        meanMillis(consumer.port(), "flashstock.consumer.lock.wait"));
                 csv("latency", "redisson", total, itemCount, sentSeconds, total / sentSeconds, Integer.toString(rate),
                         percentiles);
             } finally {
@@ -208,7 +208,7 @@ public final class ConsumerBenchmark {
         return count == 0 ? 0 : total / count * 1000;
     }
 
-    /** The cumulative buckets of the {@code stock.event.latency} histogram: upper bound in seconds → count. */
+    /** The cumulative buckets of the {@code flashstock.consumer.event.latency} histogram: upper bound (s) → count. */
     private static Map<Double, Double> latencyBuckets(int consumerPort) throws IOException, InterruptedException {
         var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + consumerPort + "/actuator/prometheus"))
                 .build();

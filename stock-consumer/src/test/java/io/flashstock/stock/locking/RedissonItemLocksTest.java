@@ -27,7 +27,7 @@ class RedissonItemLocksTest {
     private final RLock lockA = lock("a");
     private final RLock lockB = lock("b");
     private final RedissonItemLocks locks = new RedissonItemLocks(redisson,
-            new LockProperties(LockMode.REDISSON, Duration.ofSeconds(2), Duration.ofSeconds(30), 8, 2),
+            new LockSettings(LockMode.REDISSON, Duration.ofSeconds(2), Duration.ofSeconds(30), 8, 2),
             new SimpleMeterRegistry());
 
     @Test

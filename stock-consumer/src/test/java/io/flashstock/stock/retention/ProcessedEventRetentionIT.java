@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -31,7 +32,8 @@ class ProcessedEventRetentionIT {
         insert(jdbc, now);
 
         var retention = new ProcessedEventRetention(jdbc,
-                new RetentionProperties(Duration.ofDays(7), 3, Duration.ofHours(1)));
+                new RetentionSettings(Duration.ofDays(7), 3, Duration.ofHours(1)),
+                Clock.fixed(now.toInstant(ZoneOffset.UTC), ZoneOffset.UTC));
 
         assertThat(retention.prune()).isEqualTo(7);
         assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM processed_event", Long.class)).isEqualTo(2);

@@ -18,7 +18,7 @@ import java.time.Duration;
  * @param connectionMinimumIdleSize  Redis connections the Redisson client keeps open when idle
  */
 @ConfigurationProperties("flashstock.lock")
-public record LockProperties(
+public record LockSettings(
         @DefaultValue("redisson") LockMode mode,
         @DefaultValue("5s") Duration waitTime,
         @DefaultValue("30s") Duration leaseTime,

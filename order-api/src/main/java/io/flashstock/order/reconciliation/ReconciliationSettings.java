@@ -16,7 +16,7 @@ import java.time.Duration;
  * @param timeout how long one call to Kafka or to stock-consumer may take
  */
 @ConfigurationProperties("flashstock.reconciliation")
-public record ReconciliationProperties(
+public record ReconciliationSettings(
         @DefaultValue("http://127.0.0.1:8082") URI stockConsumerUrl,
         @DefaultValue("127.0.0.1:9092") String kafkaBootstrapServers,
         @DefaultValue("stock-events") String topic,

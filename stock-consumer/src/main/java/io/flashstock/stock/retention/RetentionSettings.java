@@ -11,14 +11,14 @@ import java.time.Duration;
  * @param processedEvents how long {@code processed_event} rows are kept, the dedupe window. It must outlast every
  *                        record Kafka can still deliver, or a rewound offset would apply a record twice: the service
  *                        refuses to start when the topic's settings allow a longer redelivery (see
- *                        {@link DedupeWindowCheck}). 15 days cover Kafka's defaults (7 days of retention.ms, plus
+ *                        {@code DedupeWindowCheck}). 15 days cover Kafka's defaults (7 days of retention.ms, plus
  *                        7 days of segment.ms, plus an hour of future timestamps, plus the 5-minute retention check);
  *                        events older than it are dead-lettered
  * @param deleteBatchSize rows deleted per statement, so the clean-up never holds many locks at once
  * @param interval        time between two clean-ups (the first runs at start-up)
  */
 @ConfigurationProperties("flashstock.retention")
-public record RetentionProperties(@DefaultValue("15d") Duration processedEvents,
-                                  @DefaultValue("5000") int deleteBatchSize,
-                                  @DefaultValue("1h") Duration interval) {
+public record RetentionSettings(@DefaultValue("15d") Duration processedEvents,
+                                @DefaultValue("5000") int deleteBatchSize,
+                                @DefaultValue("1h") Duration interval) {
 }

@@ -20,10 +20,10 @@ import java.time.Duration;
  *                     keep it well above the longest healthy batch (lock waits, statements up to the socket timeout)
  */
 @ConfigurationProperties("flashstock.consumer")
-public record ConsumerProperties(@DefaultValue(StockTopics.EVENTS) String topic,
-                                 @DefaultValue Retry retry,
-                                 @DefaultValue("5m") Duration maxClockSkew,
-                                 @DefaultValue("2m") Duration stuckAfter) {
+public record ConsumerSettings(@DefaultValue(StockTopics.EVENTS) String topic,
+                               @DefaultValue Retry retry,
+                               @DefaultValue("5m") Duration maxClockSkew,
+                               @DefaultValue("2m") Duration stuckAfter) {
 
     /**
      * @param initialInterval      wait before the first retry of a failed batch

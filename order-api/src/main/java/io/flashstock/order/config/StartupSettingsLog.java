@@ -22,15 +22,15 @@ import java.time.Duration;
  * Lettuce, not from the configuration), so a benchmark's log says what it measured.
  */
 @Component
-class TuningReport {
+class StartupSettingsLog {
 
-    private static final Logger log = LoggerFactory.getLogger(TuningReport.class);
+    private static final Logger log = LoggerFactory.getLogger(StartupSettingsLog.class);
 
     private final OrderSettings settings;
     private final DataSource dataSource;
     private final LettuceConnectionFactory redis;
 
-    TuningReport(OrderSettings settings, DataSource dataSource, LettuceConnectionFactory redis) {
+    StartupSettingsLog(OrderSettings settings, DataSource dataSource, LettuceConnectionFactory redis) {
         this.settings = settings;
         this.dataSource = dataSource;
         this.redis = redis;

@@ -1,4 +1,4 @@
-package io.flashstock.stock.retention;
+package io.flashstock.stock.consuming;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;

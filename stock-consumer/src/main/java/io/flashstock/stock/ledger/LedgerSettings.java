@@ -13,5 +13,5 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *                          dead-lettered instead
  */
 @ConfigurationProperties("flashstock.ledger")
-public record LedgerProperties(@DefaultValue("1000") long maxGenerationStep) {
+public record LedgerSettings(@DefaultValue("1000") long maxGenerationStep) {
 }

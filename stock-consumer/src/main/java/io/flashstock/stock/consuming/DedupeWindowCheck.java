@@ -1,6 +1,6 @@
-package io.flashstock.stock.retention;
+package io.flashstock.stock.consuming;
 
-import io.flashstock.stock.consuming.ConsumerProperties;
+import io.flashstock.stock.retention.RetentionSettings;
 import org.apache.kafka.clients.admin.Admin;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.kafka.core.KafkaAdmin;
@@ -22,7 +22,7 @@ class DedupeWindowCheck implements InitializingBean {
     private final String topic;
     private final Duration window;
 
-    DedupeWindowCheck(KafkaAdmin kafkaAdmin, ConsumerProperties consumer, RetentionProperties retention) {
+    DedupeWindowCheck(KafkaAdmin kafkaAdmin, ConsumerSettings consumer, RetentionSettings retention) {
         this.kafkaAdmin = kafkaAdmin;
         this.topic = consumer.topic();
         this.window = retention.processedEvents();

@@ -1,9 +1,9 @@
 package io.flashstock.stock;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.flashstock.stock.consuming.ConsumerProperties;
-import io.flashstock.stock.locking.LockProperties;
-import io.flashstock.stock.retention.RetentionProperties;
+import io.flashstock.stock.consuming.ConsumerSettings;
+import io.flashstock.stock.locking.LockSettings;
+import io.flashstock.stock.retention.RetentionSettings;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,18 +17,18 @@ import java.util.Map;
 
 /** Prints the settings that shape throughput and failure handling once, when the service is ready. */
 @Component
-class EffectiveSettingsLog {
+class StartupSettingsLog {
 
-    private static final Logger log = LoggerFactory.getLogger(EffectiveSettingsLog.class);
+    private static final Logger log = LoggerFactory.getLogger(StartupSettingsLog.class);
 
     private final KafkaProperties kafka;
-    private final ConsumerProperties consumer;
-    private final LockProperties lock;
-    private final RetentionProperties retention;
+    private final ConsumerSettings consumer;
+    private final LockSettings lock;
+    private final RetentionSettings retention;
     private final DataSource dataSource;
 
-    EffectiveSettingsLog(KafkaProperties kafka, ConsumerProperties consumer, LockProperties lock,
-                         RetentionProperties retention, DataSource dataSource) {
+    StartupSettingsLog(KafkaProperties kafka, ConsumerSettings consumer, LockSettings lock,
+                       RetentionSettings retention, DataSource dataSource) {
         this.kafka = kafka;
         this.consumer = consumer;
         this.lock = lock;
@@ -40,7 +40,7 @@ class EffectiveSettingsLog {
     void logSettings() {
         Map<String, Object> consumerConfig = kafka.buildConsumerProperties();
         Integer concurrency = kafka.getListener().getConcurrency();
-        ConsumerProperties.Retry retry = consumer.retry();
+        ConsumerSettings.Retry retry = consumer.retry();
         log.info("stock-consumer settings: topic={} group={} concurrency={} max.poll.records={} ack-mode={} "
                         + "lock={} lock.wait={} lock.lease={} retry={}..{} x{} (unlimited; {} attempts of a refused "
                         + "record) processed-event retention={} every {} stuck-after={} db.pool={}",
