@@ -3,15 +3,25 @@
 # start, topics and health.
 
 kafka_classpath() {
-  # a private stack (fault tests) may reuse the main stack's resolved classpath
-  local cp=${KAFKA_CLASSPATH_FILE:-$STATE/kafka/classpath.txt}
-  if [[ ! -s $cp || $ROOT/scripts/kafka/pom.xml -nt $cp ]]; then
+  # a private stack (fault tests) may reuse the main stack's resolved classpath; the broker's version is the root
+  # pom's kafka-broker.version, the one place it is declared
+  local cp=${KAFKA_CLASSPATH_FILE:-$STATE/kafka/classpath.txt} version
+  version=$(kafka_version)
+  if [[ ! -s $cp || $ROOT/scripts/kafka/pom.xml -nt $cp || $(cat "$cp.version" 2>/dev/null) != "$version" ]]; then
     log "resolving the Kafka broker jars from Maven Central"
     mkdir -p "$(dirname "$cp")"
-    mvnw -f "$ROOT/scripts/kafka/pom.xml" dependency:build-classpath -Dmdep.outputFile="$cp" \
+    mvnw -f "$ROOT/scripts/kafka/pom.xml" dependency:build-classpath -Dkafka.version="$version" -Dmdep.outputFile="$cp" \
       || die "could not resolve the Kafka broker's jars (needs Maven Central)"
+    echo "$version" >"$cp.version"
   fi
   cat "$cp"
+}
+
+kafka_version() {
+  local version
+  version=$(sed -n 's:.*<kafka-broker.version>\(.*\)</kafka-broker.version>.*:\1:p' "$ROOT/pom.xml")
+  [[ -n $version ]] || die "no kafka-broker.version in $ROOT/pom.xml"
+  echo "$version"
 }
 
 kafka_config() {
