@@ -13,6 +13,13 @@ if t[4] == 'ORDERED' and t[6] == ARGV[4] then
     if redis.call('ZADD', queue .. ':admitted', t[5], admission_member(t[1], t[2])) == 1 then
       redis.call('INCRBY', queue .. ':admitted-units', t[2])
     end
+    -- keys the restore made anew live as long as the ticket, as the admit script's do
+    local ttl = redis.call('PTTL', ticketKey)
+    for _, key in ipairs({queue .. ':admitted', queue .. ':admitted-units'}) do
+      if ttl > 0 and redis.call('PTTL', key) == -1 then
+        redis.call('PEXPIRE', key, ttl)
+      end
+    end
     redis.call('HSET', ticketKey, 'state', 'ADMITTED')
   else
     redis.call('HSET', ticketKey, 'state', 'EXPIRED')
