@@ -4,6 +4,7 @@ import io.flashstock.order.ApiClient;
 import io.flashstock.order.OrderApiIntegrationTest;
 import io.flashstock.order.placement.OrderController;
 import io.flashstock.order.stock.Gate;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -71,6 +72,8 @@ class QueueWaitingRoomIT extends OrderApiIntegrationTest {
     private AdmissionScheduler scheduler;
     @Autowired
     private FailingCommits commits;
+    @Autowired
+    private MeterRegistry meters;
 
     @AfterEach
     void restore() {
@@ -213,8 +216,10 @@ class QueueWaitingRoomIT extends OrderApiIntegrationTest {
         setStock(item, 5, null, Gate.QUEUE);
         String ticket = enter(item, "ann", 2).json().path("ticket").asString();
         awaitStatus(ticket, "ADMITTED");
+        double acceptedBefore = queueOrders("accepted");
         var first = orderWith(ticket, item, "ann", 2);
         assertThat(first.status()).as("%s", first).isEqualTo(200);
+        assertThat(queueOrders("accepted") - acceptedBefore).as("counted under gate queue").isEqualTo(1);
         var again = orderWith(ticket, item, "ann", 2);
         assertThat(again.status()).as("%s", again).isEqualTo(200);
         assertThat(again.json().path("orderCode").asString()).isEqualTo(first.json().path("orderCode").asString());
@@ -355,6 +360,10 @@ class QueueWaitingRoomIT extends OrderApiIntegrationTest {
 
     private ApiClient.Answer orderWith(String ticket, String item, String user, int quantity) {
         return api().order(item, user, quantity, Admission.HEADER, ticket);
+    }
+
+    private double queueOrders(String outcome) {
+        return meters.get("flashstock.orders").tag("gate", "queue").tag("outcome", outcome).counter().count();
     }
 
     private void awaitStatus(String ticket, String status) {
