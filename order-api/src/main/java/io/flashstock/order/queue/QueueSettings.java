@@ -6,7 +6,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import java.time.Duration;
 
 /**
- * The waiting room of the items whose gate is {@code queue}.
+ * The waiting room of the items whose gate is {@code queue}. Every order-api must run with the same values: the one
+ * that holds an item's tick admits with its own.
  *
  * @param admitPerTick the most waiting users admitted per tick and item, first come, first served (never more
  *                     units than the item has left minus those of the admissions not yet used)
