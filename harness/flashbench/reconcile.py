@@ -121,6 +121,13 @@ def to_markdown(report: dict) -> str:
             _v(o.get("count")), _v(o.get("quantity")), _v(item.get("expectedRemaining")), _v(ob.get("count")),
             _v(ob.get("unsent")), _v(ob.get("sent")), _v(ob.get("dead")), _v(item.get("partitionLag")),
             _v(st.get("quantity")), _v(st.get("eventsApplied")), _v(st.get("anomalies"))]) + " |")
+    rooms = [item for item in report.get("items", []) if item.get("waitingRoom")]
+    if rooms:
+        # admissions hold no units of the Redis counter: they are named, not subtracted
+        lines += ["", "| waiting-room item | waiting tickets | unused admissions | their units |", "|---|---:|---:|---:|"]
+        lines += [f"| {item['itemCode']} | {_v(item['waitingRoom'].get('waiting'))} | "
+                  f"{_v(item['waitingRoom'].get('admittedUnused'))} | {_v(item['waitingRoom'].get('admittedUnits'))} |"
+                  for item in rooms]
     lines += ["", "| item | invariant | holds | expected | actual | difference | detail |",
               "|---|---|---|---:|---:|---:|---|"]
     for item in report.get("items", []):

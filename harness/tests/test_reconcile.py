@@ -48,6 +48,14 @@ def test_exact_report_has_no_failures_and_a_table_row():
     assert "| 1234 | not-oversold | yes | at most 100 | 100 | 0 |  |" in markdown
 
 
+def test_a_waiting_room_item_names_its_tickets_and_unused_admissions():
+    report = sample(True)
+    report["items"][0].update(gate="queue", waitingRoom={"waiting": 1200, "admittedUnused": 3, "admittedUnits": 4})
+    markdown = reconcile.to_markdown(report)
+    assert "| 1234 | 1,200 | 3 | 4 |" in markdown
+    assert "waiting-room item" not in reconcile.to_markdown(sample(True))
+
+
 def test_failed_invariant_is_named_with_its_amount():
     failed = reconcile.failures(sample(False))
     assert len(failed) == 1

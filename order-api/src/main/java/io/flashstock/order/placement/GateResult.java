@@ -1,6 +1,7 @@
 package io.flashstock.order.placement;
 
 import io.flashstock.order.stock.Gate;
+import io.flashstock.order.web.ProblemType;
 
 import java.util.List;
 
@@ -42,6 +43,10 @@ sealed interface GateResult {
     record Replay(FirstAnswer first) implements GateResult {
     }
 
+    /** A two-step gate's pass refused the order (see {@link GatePass}); {@code type} says why. */
+    record Refused(ProblemType type, String detail) implements GateResult {
+    }
+
     static GateResult parse(List<?> reply) {
         String verdict = (String) reply.get(0);
         return switch (verdict) {
@@ -52,6 +57,7 @@ sealed interface GateResult {
             case "LIMIT" -> new LimitReached(number(reply, 3), number(reply, 4));
             case "REPLAY" -> new Replay(FirstAnswer.parse((String) reply.get(1)));
             case "WRONG_GATE" -> new WrongGate(Gate.fromColumn((String) reply.get(1)));
+            case "REFUSED" -> new Refused(ProblemType.valueOf((String) reply.get(1)), (String) reply.get(2));
             default -> throw new IllegalStateException("unexpected reply from the stock gate: " + reply);
         };
     }

@@ -27,7 +27,7 @@ class LoadFence {
     private static final String CURRENT_EPOCHS = """
             SELECT item_code, load_epoch, gate FROM stock_item WHERE item_code IN (:items) LOCK IN SHARE MODE""";
 
-    /** No load epoch: what an item of the DB-lock gate has for the Redis gate's orders. */
+    /** No load epoch: what an item of the DB-lock gate has for the orders taken from a Redis counter. */
     private static final long NONE = -1;
 
     private final JdbcClient jdbc;
@@ -46,7 +46,7 @@ class LoadFence {
         Map<String, Long> epochs = new HashMap<>();
         jdbc.sql(CURRENT_EPOCHS).param("items", items)
                 .query(rs -> {
-                    epochs.put(rs.getString(1), Gate.fromColumn(rs.getString(3)) == Gate.REDIS ? rs.getLong(2) : NONE);
+                    epochs.put(rs.getString(1), Gate.fromColumn(rs.getString(3)).countedInRedis() ? rs.getLong(2) : NONE);
                 });
         var refused = new HashSet<String>();
         for (PlacedOrder order : orders) {

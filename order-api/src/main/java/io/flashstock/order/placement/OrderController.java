@@ -94,7 +94,8 @@ public class OrderController {
         return new OrderCommand(request.itemCode(), request.userId(), request.quantity(), idempotencyKey);
     }
 
-    private static ResponseEntity<?> answer(OrderCommand command, Outcome outcome) {
+    /** The answer to an order: 200 with it, or its refusal as a problem. */
+    public static ResponseEntity<?> answer(OrderCommand command, Outcome outcome) {
         if (outcome instanceof Outcome.Accepted accepted) {
             return ResponseEntity.ok(accepted.answer());
         }
@@ -126,6 +127,8 @@ public class OrderController {
             problem = Problems.detail(ProblemType.IDEMPOTENCY_IN_PROGRESS,
                     "the first request with this Idempotency-Key has not completed; retry shortly");
             problem.setProperty("orderCode", replay.orderCode());
+        } else if (outcome instanceof Outcome.Refused refused) {
+            problem = Problems.detail(refused.type(), refused.detail());
         } else if (outcome instanceof Outcome.KeyReused) {
             problem = Problems.detail(ProblemType.IDEMPOTENCY_KEY_REUSED,
                     "this Idempotency-Key was first used for another user or quantity");

@@ -1,9 +1,10 @@
 package io.flashstock.order.placement;
 
 import io.flashstock.order.stock.Gate;
+import io.flashstock.order.web.ProblemType;
 
 /** How an order ended, short of a failure of Redis or the database (those throw). */
-sealed interface Outcome {
+public sealed interface Outcome {
 
     record Accepted(OrderAnswer answer) implements Outcome {
     }
@@ -30,6 +31,10 @@ sealed interface Outcome {
 
     /** The first request with this Idempotency-Key took the stock but has not committed (or failed) yet. */
     record ReplayInProgress(String orderCode) implements Outcome {
+    }
+
+    /** A two-step gate's pass refused the order: nothing was taken. */
+    record Refused(ProblemType type, String detail) implements Outcome {
     }
 
     /** The Idempotency-Key was first used for a different user or quantity. */

@@ -50,7 +50,6 @@ public class PlaceOrder {
     private final StockItems items;
     private final StockReload reloads;
     private final OrderMetrics metrics;
-    private final OrderMetrics.Outcomes outcomes;
     private final Clock clock;
     private final Duration abandonedAfter;
     private final String warmupItemCode;
@@ -66,15 +65,14 @@ public class PlaceOrder {
         this.items = items;
         this.reloads = reloads;
         this.metrics = metrics;
-        this.outcomes = metrics.of(Gate.REDIS);
         this.clock = clock;
         this.abandonedAfter = settings.redis().takeDeadline().plus(settings.redis().takeRecordTtl());
         this.warmupItemCode = warmup.itemCode();
     }
 
-    Outcome place(OrderCommand command) {
+    public Outcome place(OrderCommand command) {
         if (!breaker.admits()) {
-            outcomes.failed();
+            outcomes(command).failed();
             throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE,
                     "the order database is unreachable; no stock was taken");
         }
@@ -84,31 +82,40 @@ public class PlaceOrder {
         try {
             gateResult = metrics.timeRedis(() -> gate.take(command, orderCode));
         } catch (ProblemException redisDown) {
-            outcomes.failed();
+            outcomes(command).failed();
             throw redisDown;
         }
         if (gateResult instanceof GateResult.Taken taken) {
             return write(command, orderCode, taken);
         }
         if (gateResult instanceof GateResult.SoldOut soldOut) {
-            outcomes.soldOut();
+            outcomes(command).soldOut();
             return new Outcome.SoldOut(soldOut.remaining());
         }
         if (gateResult instanceof GateResult.LimitReached limit) {
-            outcomes.limitReached();
+            outcomes(command).limitReached();
             return new Outcome.LimitReached(limit.bought(), limit.limit());
         }
         if (gateResult instanceof GateResult.Replay replay) {
             return replay(command, replay.first());
         }
         if (gateResult instanceof GateResult.Untrusted) {
-            return rebuild(command.itemCode());
+            return rebuild(command);
         }
         if (gateResult instanceof GateResult.WrongGate wrongGate) {
-            outcomes.wrongGate();
+            outcomes(command).wrongGate();
             return new Outcome.WrongGate(wrongGate.gate());
         }
+        if (gateResult instanceof GateResult.Refused refused) {
+            outcomes(command).rejected();
+            return new Outcome.Refused(refused.type(), refused.detail());
+        }
         return unknown(command);
+    }
+
+    /** The outcome counters of the gate the order came through. */
+    private OrderMetrics.Outcomes outcomes(OrderCommand command) {
+        return metrics.of(command.gate());
     }
 
     private Outcome write(OrderCommand command, String orderCode, GateResult.Taken taken) {
@@ -120,21 +127,21 @@ public class PlaceOrder {
         } catch (GroupCommit.Fenced fenced) {
             // the rebuild counted without this order; giving back can only touch the counter it replaces
             giveBack(order);
-            return rebuild(command.itemCode());
+            return rebuild(command);
         } catch (CheckedCommit.NotWritten notWritten) {
             giveBack(order);
             if (notWritten.getCause() instanceof DuplicateKeyException && command.idempotencyKey() != null) {
                 // Redis forgot the key's first answer; the database has the first order
                 return replayFromDatabase(command, notWritten);
             }
-            outcomes.failed();
+            outcomes(command).failed();
             throw failure(notWritten.getCause(), "the order could not be written; its stock was given back");
         } catch (CheckedCommit.OutcomeUnknown unknown) {
             inDoubt.hold(order);
-            outcomes.failed();
+            outcomes(command).failed();
             throw outcomeUnknown(order.orderCode(), IN_DOUBT, unknown);
         }
-        outcomes.accepted();
+        outcomes(command).accepted();
         return new Outcome.Accepted(order.answer());
     }
 
@@ -177,18 +184,20 @@ public class PlaceOrder {
     /** The gate returned the first answer: it stands once its order is committed. */
     private Outcome replay(OrderCommand command, FirstAnswer first) {
         if (!first.sameOrder(command)) {
-            outcomes.rejected();
+            outcomes(command).rejected();
             return new Outcome.KeyReused();
         }
         boolean committed;
         try {
             committed = rows.contains(first.orderCode());
         } catch (DataAccessException e) {
-            outcomes.failed();
+            outcomes(command).failed();
             throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the first order", e);
         }
         if (!committed) {
-            return abandoned(first) ? settleAbandoned(command, first) : new Outcome.ReplayInProgress(first.orderCode());
+            // a pass's first order is not settled here: its key is no Idempotency-Key to forget
+            return abandoned(first) && command.idempotencyKey() != null ? settleAbandoned(command, first)
+                    : new Outcome.ReplayInProgress(first.orderCode());
         }
         // not counted as accepted: that counts orders written, and this one was counted when it was
         return new Outcome.Accepted(first.answer(command.itemCode()));
@@ -225,24 +234,24 @@ public class PlaceOrder {
         try {
             first = rows.firstWithKey(command.itemCode(), command.idempotencyKey());
         } catch (DataAccessException e) {
-            outcomes.failed();
+            outcomes(command).failed();
             throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the first order", e);
         }
         if (first.isEmpty()) {
-            outcomes.failed();
+            outcomes(command).failed();
             throw failure(duplicate.getCause(), "the order could not be written; its stock was given back");
         }
         if (!first.get().sameOrder(command)) {
-            outcomes.rejected();
+            outcomes(command).rejected();
             return new Outcome.KeyReused();
         }
         return new Outcome.Accepted(first.get().answer(command.itemCode()));
     }
 
     /** Refuses the order with nothing sold, while the item's counter is rebuilt (if no one is at it already). */
-    private Outcome rebuild(String itemCode) {
-        reloads.heal(itemCode);
-        outcomes.failed();
+    private Outcome rebuild(OrderCommand command) {
+        reloads.heal(command.itemCode());
+        outcomes(command).failed();
         return new Outcome.StockReloading();
     }
 
@@ -255,17 +264,17 @@ public class PlaceOrder {
         try {
             gate = items.gate(command.itemCode());
         } catch (DataAccessException e) {
-            outcomes.failed();
+            outcomes(command).failed();
             throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the item", e);
         }
         if (gate.isEmpty()) {
-            outcomes.unknownItem();
+            outcomes(command).unknownItem();
             return new Outcome.UnknownItem();
         }
         if (gate.get() == Gate.DB_LOCK) {
-            outcomes.wrongGate();
+            outcomes(command).wrongGate();
             return new Outcome.WrongGate(Gate.DB_LOCK);
         }
-        return rebuild(command.itemCode());
+        return rebuild(command);
     }
 }

@@ -1,5 +1,5 @@
 package io.flashstock.order.placement;
 
 /** The body of {@code POST /order/stock/limit}; boxed fields so that a missing one is reported as missing. */
-record PlaceOrderRequest(String itemCode, String userId, Integer quantity) {
+public record PlaceOrderRequest(String itemCode, String userId, Integer quantity) {
 }

@@ -1,7 +1,6 @@
 package io.flashstock.order.placement;
 
 import io.flashstock.order.config.OrderSettings;
-import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.RedisScripts;
 import io.flashstock.order.stock.StockKeys;
 import io.flashstock.order.web.ProblemException;
@@ -70,6 +69,9 @@ class StockGate {
         if (order.idempotencyKey() != null) {
             keys.add(StockKeys.idempotency(order.itemCode(), order.idempotencyKey()));
         }
+        if (order.pass() != null) {
+            keys.addAll(order.pass().keys());
+        }
         long deadline = System.nanoTime() + takeDeadlineNanos;
         QueryTimeoutException timedOut = null;
         while (true) {
@@ -92,8 +94,9 @@ class StockGate {
     }
 
     private GateResult takeOnce(OrderCommand order, String orderCode, List<String> keys) {
-        List<?> reply = redis.execute(TAKE, keys, Integer.toString(order.quantity()), order.userId(), orderCode,
-                idempotencyTtlMillis, perUserTtlMillis, takeRecordTtlMillis, Gate.REDIS.code());
+        List<?> reply = redis.execute(order.pass() == null ? TAKE : order.pass().take(), keys,
+                Integer.toString(order.quantity()), order.userId(), orderCode, idempotencyTtlMillis, perUserTtlMillis,
+                takeRecordTtlMillis, order.gate().code());
         return GateResult.parse(reply);
     }
 
@@ -163,9 +166,12 @@ class StockGate {
         if (command.idempotencyKey() != null) {
             keys.add(StockKeys.idempotency(command.itemCode(), command.idempotencyKey()));
         }
-        Long given = redis.execute(GIVE_BACK, keys, Integer.toString(command.quantity()),
-                Long.toString(order.generation()), command.userId(), order.orderCode(),
-                inDoubt ? "in-doubt" : "taken", Long.toString(order.loadEpoch()));
+        if (command.pass() != null) {
+            keys.addAll(command.pass().keys());
+        }
+        Long given = redis.execute(command.pass() == null ? GIVE_BACK : command.pass().giveBack(), keys,
+                Integer.toString(command.quantity()), Long.toString(order.generation()), command.userId(),
+                order.orderCode(), inDoubt ? "in-doubt" : "taken", Long.toString(order.loadEpoch()));
         return given != null && given == 1L;
     }
 }

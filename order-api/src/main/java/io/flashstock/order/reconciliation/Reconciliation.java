@@ -7,6 +7,7 @@ import io.flashstock.order.reconciliation.ReconciliationReport.KafkaPosition;
 import io.flashstock.order.reconciliation.ReconciliationReport.OutboxCounts;
 import io.flashstock.order.reconciliation.ReconciliationReport.PartitionPosition;
 import io.flashstock.order.reconciliation.ReconciliationReport.Totals;
+import io.flashstock.order.queue.WaitingRoomFigures;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockKeys;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -44,14 +45,16 @@ public class Reconciliation {
     private final KafkaPositions kafka;
     private final RestClient stockConsumer;
     private final Clock clock;
+    private final WaitingRoomFigures waitingRooms;
 
     public Reconciliation(JdbcClient orders, StringRedisTemplate redis, KafkaPositions kafka, RestClient stockConsumer,
-                          Clock clock) {
+                          Clock clock, WaitingRoomFigures waitingRooms) {
         this.orders = orders;
         this.redis = redis;
         this.kafka = kafka;
         this.stockConsumer = stockConsumer;
         this.clock = clock;
+        this.waitingRooms = waitingRooms;
     }
 
     /** The report for one item, or for every item with a baseline when {@code itemCode} is empty. */
@@ -117,7 +120,8 @@ public class Reconciliation {
                 redisRemaining, b.dbRemaining(), expectedRemaining, new Totals(t.count(), t.quantity()),
                 new OutboxCounts(t.withOutboxRow(), t.quantityWithOutboxRow(), unsent,
                         t.sent(), dead, retired),
-                partition, partitionLag, stock, invariants);
+                partition, partitionLag, stock, invariants,
+                b.gate() == Gate.QUEUE ? waitingRooms.of(b.itemCode(), b.generation()) : null);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.flashstock.order.reconciliation;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import io.flashstock.order.queue.WaitingRoomFigures;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -29,13 +30,14 @@ class ReconciliationConfiguration {
 
     @Bean
     Reconciliation reconciliation(JdbcClient jdbc, StringRedisTemplate redis, Admin reconciliationKafkaAdmin,
-                                  ReconciliationSettings properties, RestClient.Builder restClients, Clock clock) {
+                                  ReconciliationSettings properties, RestClient.Builder restClients, Clock clock,
+                                  WaitingRoomFigures waitingRooms) {
         var requests = new SimpleClientHttpRequestFactory();
         requests.setConnectTimeout(properties.timeout());
         requests.setReadTimeout(properties.timeout());
         RestClient stockConsumer = restClients.clone().baseUrl(properties.stockConsumerUrl().toString())
                 .requestFactory(requests).build();
         return new Reconciliation(jdbc, redis, new KafkaPositions(reconciliationKafkaAdmin, properties), stockConsumer,
-                clock);
+                clock, waitingRooms);
     }
 }

@@ -1,6 +1,8 @@
 package io.flashstock.order.reconciliation;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonValue;
+import io.flashstock.order.queue.WaitingRoomFigures;
 import io.flashstock.order.stock.Gate;
 
 import java.time.Instant;
@@ -21,11 +23,16 @@ public record ReconciliationReport(Instant generatedAt, boolean exact, boolean d
     public record PartitionPosition(int partition, long endOffset, long committedOffset, long lag) {
     }
 
-    /** {@code redisRemaining} is whatever Redis holds (none for a DB-lock item); {@code dbRemaining} only for one. */
+    /**
+     * {@code redisRemaining} is whatever Redis holds (none for a DB-lock item); {@code dbRemaining} only for one;
+     * {@code waitingRoom} only for a queue item: its waiting tickets and unused admissions, which hold no units of
+     * the counter.
+     */
     public record ItemReconciliation(String itemCode, Gate gate, long generation, long baseline, Integer perUserLimit,
                                      Long redisRemaining, Long dbRemaining, long expectedRemaining, Totals orders,
                                      OutboxCounts outbox, int partition, long partitionLag, StockLedgerEntry stock,
-                                     List<Invariant> invariants) {
+                                     List<Invariant> invariants,
+                                     @JsonInclude(JsonInclude.Include.NON_NULL) WaitingRoomFigures.Figures waitingRoom) {
     }
 
     public record Totals(long count, long quantity) {

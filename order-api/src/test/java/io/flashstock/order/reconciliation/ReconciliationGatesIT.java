@@ -87,6 +87,7 @@ class ReconciliationGatesIT extends OrderApiIntegrationTest {
         assertThat(invariants.get(Reconciliation.REDIS_MATCHES_ORDERS).difference()).isEqualTo(-1);
     }
 
+    /** The gates whose orders take one request; the two-step gates' tests reconcile their own items. */
     @ParameterizedTest
     @EnumSource(value = Gate.class, names = {"REDIS", "DB_LOCK"})
     void moreUnitsCommittedThanTheBaselineAreNamedOversold(Gate gate) {

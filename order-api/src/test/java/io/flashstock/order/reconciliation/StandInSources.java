@@ -1,5 +1,6 @@
 package io.flashstock.order.reconciliation;
 
+import io.flashstock.order.queue.WaitingRoomFigures;
 import io.flashstock.order.reconciliation.ReconciliationReport.KafkaPosition;
 import io.flashstock.order.reconciliation.ReconciliationReport.PartitionPosition;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -39,7 +40,8 @@ final class StandInSources {
                 .andRespond(withSuccess("[{\"itemCode\":\"" + item + "\",\"generation\":1,\"baseline\":10,"
                         + "\"quantity\":" + stockQuantity + ",\"eventsApplied\":" + eventsApplied
                         + ",\"anomalies\":0}]", MediaType.APPLICATION_JSON));
-        var reconciliation = new Reconciliation(jdbc, redis, new ConsumedKafka(), builder.build(), Clock.systemUTC());
+        var reconciliation = new Reconciliation(jdbc, redis, new ConsumedKafka(), builder.build(), Clock.systemUTC(),
+                new WaitingRoomFigures(redis));
         var report = reconciliation.report(Optional.of(item));
         assertThat(report.items()).hasSize(1);
         return report;

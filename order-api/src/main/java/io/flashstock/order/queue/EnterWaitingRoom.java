@@ -1,0 +1,78 @@
+package io.flashstock.order.queue;
+
+import io.flashstock.order.stock.Gate;
+import io.flashstock.order.stock.StockItems;
+import io.flashstock.order.stock.StockReload;
+import io.flashstock.order.web.ProblemException;
+import io.flashstock.order.web.ProblemType;
+import org.springframework.dao.DataAccessException;
+import org.springframework.stereotype.Service;
+
+import java.util.Optional;
+
+/**
+ * A user enters an item's waiting room and gets a ticket with a position. Refused, with nothing stored: a second
+ * entry by the same user while their ticket is live, an item sold out already (what is left cannot serve the
+ * quantity), an item that is no waiting room, an unknown item.
+ */
+@Service
+class EnterWaitingRoom {
+
+    private final WaitingRoom room;
+    private final StockItems items;
+    private final StockReload reloads;
+    private final WaitEstimate estimate;
+
+    EnterWaitingRoom(WaitingRoom room, StockItems items, StockReload reloads, WaitEstimate estimate) {
+        this.room = room;
+        this.items = items;
+        this.reloads = reloads;
+        this.estimate = estimate;
+    }
+
+    TicketAnswer enter(String itemCode, String userId, int quantity) {
+        var ticket = Ticket.issue(itemCode);
+        var entered = room.enter(ticket, userId, quantity);
+        return switch (entered.verdict()) {
+            case "WAITING" -> {
+                long position = Long.parseLong(entered.detail());
+                yield new TicketAnswer(ticket.code(), itemCode, userId, quantity, "WAITING", position,
+                        estimate.seconds(position), null, null, estimate.pollAfterMillis(position));
+            }
+            case "ALREADY_QUEUED" -> throw new ProblemException(ProblemType.ALREADY_QUEUED, "user " + userId
+                    + " holds a ticket for item " + itemCode + " already (" + entered.detail() + "); poll it")
+                    .with("itemCode", itemCode).with("status", entered.detail());
+            case "SOLD_OUT" -> throw new ProblemException(ProblemType.SOLD_OUT, "item " + itemCode + " has "
+                    + entered.detail() + " left, " + quantity + " asked").with("itemCode", itemCode)
+                    .with("remaining", Long.parseLong(entered.detail()));
+            case "WRONG_GATE" -> throw wrongGate(itemCode, Gate.fromColumn(entered.detail()));
+            case "UNKNOWN" -> throw unknown(itemCode);
+            default -> throw new IllegalStateException("unexpected reply from the waiting room: " + entered);
+        };
+    }
+
+    private static ProblemException wrongGate(String itemCode, Gate gate) {
+        return new ProblemException(ProblemType.WRONG_GATE, "item " + itemCode + " is sold through its gate "
+                + gate.code() + ", not a waiting room").with("itemCode", itemCode).with("gate", gate.code());
+    }
+
+    /** No counter in Redis: no such item, an item of the DB-lock gate, or a counter being rebuilt. */
+    private ProblemException unknown(String itemCode) {
+        Optional<Gate> gate;
+        try {
+            gate = items.gate(itemCode);
+        } catch (DataAccessException e) {
+            return new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the item", e);
+        }
+        if (gate.isEmpty()) {
+            return new ProblemException(ProblemType.UNKNOWN_ITEM, "no stock is set for item " + itemCode)
+                    .with("itemCode", itemCode);
+        }
+        if (gate.get() != Gate.QUEUE) {
+            return wrongGate(itemCode, gate.get());
+        }
+        reloads.heal(itemCode);
+        return new ProblemException(ProblemType.STOCK_RELOADING, "the stock of item " + itemCode + " is being "
+                + "rebuilt from the orders; retry shortly").with("itemCode", itemCode);
+    }
+}

@@ -1,0 +1,100 @@
+package io.flashstock.order.queue;
+
+import io.flashstock.order.stock.StockKeys;
+import io.flashstock.order.web.ProblemException;
+import io.flashstock.order.web.ProblemType;
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.stereotype.Component;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * The waiting room in Redis (the Lua scripts under resources/redis/queue, keys in {@link QueueKeys}): entering,
+ * polling, and one tick of admissions. Every order-api shares it, so any of them may answer any ticket.
+ */
+@Component
+class WaitingRoom {
+
+    /** What the enter script answered: its verdict, then the position (WAITING) or the detail. */
+    record Entered(String verdict, String detail) {
+    }
+
+    /** A ticket as the poll script sees it: '' stands for a field that does not apply. */
+    record Seen(String state, String userId, String quantity, long position, Long admittedUntilMillis,
+                String orderCode) {
+    }
+
+    /** One tick of an item: {@code ticked} false when another order-api had the tick. */
+    record Tick(boolean ticked, int admitted, int expired, long waiting, long admittedUnits) {
+    }
+
+    /** At most this many tickets that can no longer be served are dropped per tick (their polls say so already). */
+    private static final String MOST_DROPPED_PER_TICK = "1000";
+
+    private final StringRedisTemplate redis;
+    private final QueueSettings settings;
+    private final Clock clock;
+
+    WaitingRoom(StringRedisTemplate redis, QueueSettings settings, Clock clock) {
+        this.redis = redis;
+        this.settings = settings;
+        this.clock = clock;
+    }
+
+    Entered enter(Ticket ticket, String userId, int quantity) {
+        String item = ticket.itemCode();
+        List<?> reply = call(() -> redis.execute(QueueScripts.ENTER, List.of(StockKeys.counter(item),
+                        StockKeys.generation(item), StockKeys.gate(item), StockKeys.inDoubt(item), QueueKeys.ticket(ticket)),
+                userId, Integer.toString(quantity), ticket.id(), Long.toString(settings.ticketTtl().toMillis())));
+        var entered = new Entered((String) reply.get(0), reply.size() > 1 ? (String) reply.get(1) : null);
+        if ("WAITING".equals(entered.verdict())) {
+            call(() -> redis.opsForZSet().add(QueueKeys.ITEMS, item, clock.millis()));
+        }
+        return entered;
+    }
+
+    Seen poll(Ticket ticket) {
+        String item = ticket.itemCode();
+        List<?> reply = call(() -> redis.execute(QueueScripts.POLL, List.of(StockKeys.counter(item),
+                StockKeys.generation(item), StockKeys.inDoubt(item), QueueKeys.ticket(ticket))));
+        String position = (String) reply.get(3);
+        String until = (String) reply.get(4);
+        return new Seen((String) reply.get(0), (String) reply.get(1), (String) reply.get(2),
+                position.isEmpty() ? 0 : Long.parseLong(position), until.isEmpty() ? null : Long.valueOf(until),
+                (String) reply.get(5));
+    }
+
+    /** The items whose waiting rooms had an entry within a ticket's lifetime; older ones are forgotten. */
+    Set<String> activeItems() {
+        return call(() -> {
+            redis.opsForZSet().removeRangeByScore(QueueKeys.ITEMS, Double.NEGATIVE_INFINITY,
+                    clock.millis() - settings.ticketTtl().toMillis());
+            return redis.opsForZSet().range(QueueKeys.ITEMS, 0, -1);
+        });
+    }
+
+    Tick admit(String item) {
+        List<?> reply = call(() -> redis.execute(QueueScripts.ADMIT, List.of(StockKeys.counter(item),
+                        StockKeys.generation(item), StockKeys.inDoubt(item), StockKeys.gate(item)),
+                Integer.toString(settings.admitPerTick()), Long.toString(settings.tickLockMillis()),
+                Long.toString(settings.admissionTtl().toMillis()), Long.toString(settings.ticketTtl().toMillis()),
+                MOST_DROPPED_PER_TICK));
+        if (!"DONE".equals(reply.get(0))) {
+            return new Tick(false, 0, 0, 0, 0);
+        }
+        return new Tick(true, Integer.parseInt((String) reply.get(1)), Integer.parseInt((String) reply.get(2)),
+                Long.parseLong((String) reply.get(3)), Long.parseLong((String) reply.get(4)));
+    }
+
+    private static <T> T call(Supplier<T> command) {
+        try {
+            return command.get();
+        } catch (DataAccessException e) {
+            throw new ProblemException(ProblemType.REDIS_UNAVAILABLE, "the waiting room (Redis) did not answer", e);
+        }
+    }
+}

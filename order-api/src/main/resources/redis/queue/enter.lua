@@ -1,0 +1,38 @@
+-- A user enters an item's waiting room: one ticket per user, item and sale (generation).
+-- KEYS[1] stock:{item}   KEYS[2] stock:{item}:gen   KEYS[3] stock:{item}:gate   KEYS[4] stock:{item}:in-doubt
+-- KEYS[5] the new ticket's hash
+-- ARGV[1] user id   ARGV[2] quantity   ARGV[3] ticket id   ARGV[4] ticket TTL (ms)
+-- Returns {'WAITING', position, generation} | {'UNKNOWN'} | {'WRONG_GATE', gate} | {'ALREADY_QUEUED', state}
+--       | {'SOLD_OUT', remaining}
+local stock = redis.call('GET', KEYS[1])
+local generation = redis.call('GET', KEYS[2])
+if not stock or not generation then
+  return {'UNKNOWN'}
+end
+local gate = redis.call('GET', KEYS[3]) or 'redis'
+if gate ~= 'queue' then
+  return {'WRONG_GATE', gate}
+end
+local queue = queue_of(KEYS[1], generation)
+local users = queue .. ':users'
+local held = redis.call('HGET', users, ARGV[1])
+if held then
+  -- an unused admission that expired gives its user a place at the back; any other ticket is still theirs
+  local state = redis.call('HGET', ticket_key(KEYS[1], held), 'state')
+  if state and state ~= 'EXPIRED' then
+    return {'ALREADY_QUEUED', state}
+  end
+end
+if tonumber(stock) + in_doubt_units(KEYS[4]) < tonumber(ARGV[2]) then
+  return {'SOLD_OUT', stock}
+end
+local waiting = queue .. ':waiting'
+local seq = redis.call('INCR', queue .. ':seq')
+redis.call('ZADD', waiting, seq, ARGV[3])
+redis.call('HSET', users, ARGV[1], ARGV[3])
+redis.call('HSET', KEYS[5], 'id', ARGV[3], 'user', ARGV[1], 'qty', ARGV[2], 'gen', generation, 'state', 'WAITING')
+redis.call('PEXPIRE', KEYS[5], ARGV[4])
+for _, key in ipairs({queue .. ':seq', waiting, users}) do
+  redis.call('PEXPIRE', key, ARGV[4])
+end
+return {'WAITING', tostring(redis.call('ZRANK', waiting, ARGV[3]) + 1), generation}

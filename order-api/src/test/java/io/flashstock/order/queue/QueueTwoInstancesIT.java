@@ -1,0 +1,151 @@
+package io.flashstock.order.queue;
+
+import io.flashstock.order.ApiClient;
+import io.flashstock.order.OrderApiApplication;
+import io.flashstock.order.OrderApiIntegrationTest;
+import io.flashstock.order.placement.OrderController;
+import io.flashstock.order.stock.Gate;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.env.Environment;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Two order-apis on the same Redis and database, each running the admission scheduler: users enter, poll and
+ * order through either. The scheduler admits each tick once across both, and no unit is sold twice.
+ */
+class QueueTwoInstancesIT extends OrderApiIntegrationTest {
+
+    private static final Duration DEADLINE = Duration.ofSeconds(60);
+    private static final int PER_TICK = 5;
+    private static final Duration TICK = Duration.ofMillis(100);
+
+    private static ConfigurableApplicationContext other;
+
+    @DynamicPropertySource
+    static void infrastructure(DynamicPropertyRegistry registry) {
+        sharedInfrastructure(registry, "queue2");
+        registry.add("flashstock.queue.admit-per-tick", () -> Integer.toString(PER_TICK));
+        registry.add("flashstock.queue.tick", () -> TICK.toMillis() + "ms");
+    }
+
+    @Autowired
+    private Environment environment;
+    @Autowired
+    private AdmissionScheduler scheduler;
+
+    private ApiClient otherApi;
+
+    @BeforeEach
+    void startTheOther() {
+        if (other == null) {
+            other = anotherOrderApi();
+        }
+        otherApi = new ApiClient(other.getEnvironment().getRequiredProperty("local.server.port", Integer.class));
+    }
+
+    @AfterAll
+    static void stopTheOther() {
+        if (other != null) {
+            other.close();
+            other = null;
+        }
+    }
+
+    @Test
+    void demandAboveTheStockSellsExactlyTheStockThroughBothInstances() throws Exception {
+        String item = uniqueItem("q-two");
+        setStock(item, 100, null, Gate.QUEUE);
+        int users = 160;
+        var answers = concurrently(32, users, n -> {
+            // in through one instance, polled and ordered through the other
+            ApiClient in = n % 2 == 0 ? api() : otherApi;
+            ApiClient out = n % 2 == 0 ? otherApi : api();
+            var entered = in.post(OrderController.QUEUE_PATH, ApiClient.orderJson(item, "user-" + n, 1));
+            if (entered.status() != 201) {
+                return entered;
+            }
+            String ticket = entered.json().path("ticket").asString();
+            String[] status = new String[1];
+            await().atMost(DEADLINE).pollInterval(Duration.ofMillis(50)).until(() -> {
+                status[0] = out.get(OrderController.QUEUE_PATH + "/" + ticket).json().path("status").asString();
+                return !status[0].equals("WAITING");
+            });
+            if (!status[0].equals("ADMITTED")) {
+                return out.get(OrderController.QUEUE_PATH + "/" + ticket);
+            }
+            return out.order(item, "user-" + n, 1, Admission.HEADER, ticket);
+        });
+
+        Map<String, Long> outcomes = answers.stream().collect(Collectors.groupingBy(
+                answer -> answer.status() + " " + (answer.status() == 200 && answer.json().has("orderCode") ? "ordered"
+                        : answer.json().path("status").asString(answer.code())), Collectors.counting()));
+        assertThat(outcomes).as("%s", outcomes).containsEntry("200 ordered", 100L);
+        assertThat(answers).allMatch(a -> a.status() == 200 || "SOLD_OUT".equals(a.code()), "ordered or sold out");
+        assertThat(orderedQuantity(item)).isEqualTo(100);
+        assertThat(orderCount(item)).isEqualTo(100);
+        assertThat(jdbc.sql("SELECT COUNT(DISTINCT user_id) FROM purchase_order WHERE item_code = ?").param(item)
+                .query(Long.class).single()).isEqualTo(100);
+        assertThat(redisCounter(item)).isZero();
+    }
+
+    @Test
+    void eachTickAdmitsOnceAcrossBothInstances() {
+        String item = uniqueItem("q-rate");
+        setStock(item, 1000, null, Gate.QUEUE);
+        var theirs = other.getBean(AdmissionScheduler.class);
+        scheduler.stop();
+        theirs.stop();
+        var tickets = new ArrayList<String>();
+        try {
+            for (int i = 0; i < 100; i++) {
+                ApiClient in = i % 2 == 0 ? api() : otherApi;
+                tickets.add(in.post(OrderController.QUEUE_PATH, ApiClient.orderJson(item, "user-" + i, 1))
+                        .json().path("ticket").asString());
+            }
+        } finally {
+            scheduler.start();
+            theirs.start();
+        }
+        long start = System.nanoTime();
+        await().atMost(DEADLINE).pollInterval(Duration.ofMillis(10)).until(() ->
+                api().get(OrderController.QUEUE_PATH + "/" + tickets.get(99)).json().path("status").asString(),
+                "ADMITTED"::equals);
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        // 100 admissions at 5 a tick are 20 ticks: the last one starts 19 ticks after the first, at least 19 tick
+        // locks (nine tenths of a tick) later; two schedulers that did not share the tick would take half of it
+        assertThat(took).as("20 ticks of admissions by two schedulers").isGreaterThan(Duration.ofMillis(1500));
+        for (String ticket : List.of(tickets.get(0), tickets.get(50))) {
+            assertThat(otherApi.get(OrderController.QUEUE_PATH + "/" + ticket).json().path("status").asString())
+                    .isEqualTo("ADMITTED");
+        }
+    }
+
+    /** A second order-api on the same database and Redis, with the same waiting-room settings. */
+    private ConfigurableApplicationContext anotherOrderApi() {
+        var arguments = new ArrayList<String>();
+        for (String name : List.of("spring.datasource.url", "spring.datasource.username", "spring.datasource.password",
+                "spring.data.redis.host", "spring.data.redis.port", "spring.kafka.bootstrap-servers",
+                "flashstock.warmup.item-code", "flashstock.admin.token", "flashstock.queue.admit-per-tick",
+                "flashstock.queue.tick")) {
+            arguments.add("--" + name + "=" + environment.getRequiredProperty(name));
+        }
+        arguments.add("--flashstock.warmup.enabled=false");
+        arguments.add("--server.port=0");
+        return new SpringApplicationBuilder(OrderApiApplication.class).run(arguments.toArray(String[]::new));
+    }
+}
