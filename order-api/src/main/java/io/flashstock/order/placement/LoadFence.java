@@ -46,7 +46,8 @@ class LoadFence {
         Map<String, Long> epochs = new HashMap<>();
         jdbc.sql(CURRENT_EPOCHS).param("items", items)
                 .query(rs -> {
-                    epochs.put(rs.getString(1), Gate.fromColumn(rs.getString(3)) == Gate.REDIS ? rs.getLong(2) : NONE);
+                    boolean redisCounted = Gate.fromColumn(rs.getString(3)).countedInRedis();
+                    epochs.put(rs.getString(1), redisCounted ? rs.getLong(2) : NONE);
                 });
         var refused = new HashSet<String>();
         for (PlacedOrder order : orders) {

@@ -8,6 +8,7 @@ import io.flashstock.order.reconciliation.ReconciliationReport.OutboxCounts;
 import io.flashstock.order.reconciliation.ReconciliationReport.PartitionPosition;
 import io.flashstock.order.reconciliation.ReconciliationReport.Totals;
 import io.flashstock.order.stock.Gate;
+import io.flashstock.order.stock.HeldUnits;
 import io.flashstock.order.stock.StockKeys;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -44,9 +45,17 @@ public class Reconciliation {
     private final KafkaPositions kafka;
     private final RestClient stockConsumer;
     private final Clock clock;
+    private final HeldUnits heldUnits;
 
     public Reconciliation(JdbcClient orders, StringRedisTemplate redis, KafkaPositions kafka, RestClient stockConsumer,
                           Clock clock) {
+        this(orders, redis, kafka, stockConsumer, clock, null);
+    }
+
+    /** {@code heldUnits}: the units the token gate's unused tokens hold, outside the counter and the orders. */
+    public Reconciliation(JdbcClient orders, StringRedisTemplate redis, KafkaPositions kafka, RestClient stockConsumer,
+                          Clock clock, HeldUnits heldUnits) {
+        this.heldUnits = heldUnits;
         this.orders = orders;
         this.redis = redis;
         this.kafka = kafka;
@@ -89,9 +98,13 @@ public class Reconciliation {
         long retired = t.count() - t.withOutboxRow();
         long provenRetired = provenRetired(retired, t, stockQuantity == null ? 0 : stock.eventsApplied());
 
+        // a token item's unused tokens hold units that are in no order yet: Redis = baseline − Σ orders − Σ held
+        HeldUnits.Outstanding tokens = b.gate() == Gate.TOKEN && heldUnits != null
+                ? heldUnits.outstanding(b.itemCode(), b.generation()) : null;
         List<Invariant> invariants = new ArrayList<>();
         invariants.add(b.gate() == Gate.DB_LOCK ? dbGateInvariant(b, expectedRemaining)
-                : redisInvariant(expectedRemaining, redisRemaining, inDoubtUnits(b.itemCode())));
+                : redisInvariant(expectedRemaining - (tokens == null ? 0 : tokens.units()), redisRemaining,
+                inDoubtUnits(b.itemCode()), tokens));
         invariants.add(Invariant.of(OUTBOX_MATCHES_ORDERS, t.count(), t.withOutboxRow() + provenRetired,
                 (retired - provenRetired) + " orders have no outbox row: never written, or deleted once sent but "
                         + "not yet applied in the stock database (" + provenRetired + " more were deleted once applied)"));
@@ -117,7 +130,7 @@ public class Reconciliation {
                 redisRemaining, b.dbRemaining(), expectedRemaining, new Totals(t.count(), t.quantity()),
                 new OutboxCounts(t.withOutboxRow(), t.quantityWithOutboxRow(), unsent,
                         t.sent(), dead, retired),
-                partition, partitionLag, stock, invariants);
+                partition, partitionLag, stock, invariants, tokens);
     }
 
     /**
@@ -133,9 +146,13 @@ public class Reconciliation {
         return Math.max(0, Math.min(retired, appliedWithoutRow));
     }
 
-    private static Invariant redisInvariant(long expectedRemaining, Long redisRemaining, long inDoubtUnits) {
+    private static Invariant redisInvariant(long expectedRemaining, Long redisRemaining, long inDoubtUnits,
+                                            HeldUnits.Outstanding tokens) {
         String detail;
-        if (expectedRemaining < 0) {
+        if (tokens != null && tokens.units() > 0 && expectedRemaining >= 0 && redisRemaining != null) {
+            detail = "Redis differs from baseline − Σ orders − " + tokens.units() + " units held by " + tokens.count()
+                    + " unused tokens: drift (a crash between the Redis step and the commit?)";
+        } else if (expectedRemaining < 0) {
             detail = oversold("the Redis counter", expectedRemaining);
         } else if (redisRemaining == null) {
             detail = "Redis has no counter for the item (Redis restarted?): reload it from the orders";

@@ -2,6 +2,8 @@ package io.flashstock.order.reconciliation;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import io.flashstock.order.stock.HeldUnits;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -29,13 +31,14 @@ class ReconciliationConfiguration {
 
     @Bean
     Reconciliation reconciliation(JdbcClient jdbc, StringRedisTemplate redis, Admin reconciliationKafkaAdmin,
-                                  ReconciliationProperties properties, RestClient.Builder restClients) {
+                                  ReconciliationProperties properties, RestClient.Builder restClients,
+                                  ObjectProvider<HeldUnits> heldUnits) {
         var requests = new SimpleClientHttpRequestFactory();
         requests.setConnectTimeout(properties.timeout());
         requests.setReadTimeout(properties.timeout());
         RestClient stockConsumer = restClients.clone().baseUrl(properties.stockConsumerUrl().toString())
                 .requestFactory(requests).build();
         return new Reconciliation(jdbc, redis, new KafkaPositions(reconciliationKafkaAdmin, properties), stockConsumer,
-                Clock.systemUTC());
+                Clock.systemUTC(), heldUnits.getIfAvailable());
     }
 }

@@ -2,6 +2,7 @@ package io.flashstock.order.reconciliation;
 
 import com.fasterxml.jackson.annotation.JsonValue;
 import io.flashstock.order.stock.Gate;
+import io.flashstock.order.stock.HeldUnits;
 
 import java.time.Instant;
 import java.util.List;
@@ -21,11 +22,15 @@ public record ReconciliationReport(Instant generatedAt, boolean exact, boolean d
     public record PartitionPosition(int partition, long endOffset, long committedOffset, long lag) {
     }
 
-    /** {@code redisRemaining} is whatever Redis holds (none for a DB-lock item); {@code dbRemaining} only for one. */
+    /**
+     * {@code redisRemaining} is whatever Redis holds (none for a DB-lock item); {@code dbRemaining} only for one;
+     * {@code unusedTokens} only for a token item: its tokens issued and not used (nor expired) yet, and the units
+     * they hold, which the Redis counter is lower by.
+     */
     public record ItemReconciliation(String itemCode, Gate gate, long generation, long baseline, Integer perUserLimit,
                                      Long redisRemaining, Long dbRemaining, long expectedRemaining, Totals orders,
                                      OutboxCounts outbox, int partition, long partitionLag, StockLedgerEntry stock,
-                                     List<Invariant> invariants) {
+                                     List<Invariant> invariants, HeldUnits.Outstanding unusedTokens) {
     }
 
     public record Totals(long count, long quantity) {
