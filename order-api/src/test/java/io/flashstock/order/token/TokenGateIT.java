@@ -22,6 +22,39 @@ class TokenGateIT extends TokenGateTest {
     static void infrastructure(DynamicPropertyRegistry registry) {
         sharedInfrastructure(registry, "token");
         registry.add("flashstock.token.key", () -> KEY);
+        registry.add("flashstock.token.settle-after", () -> "2s");
+    }
+
+    @Test
+    void aTokenWhoseOrderIsBeingWrittenIsInUse() {
+        String item = uniqueItem("token-in-use");
+        tokenStock(item, 5, null);
+        String token = token(item, "ann", 1);
+        ordering(item, idOf(token), redisMillis());
+
+        var answer = redeem(token, item, "ann", 1);
+
+        assertThat(answer.status()).as("%s", answer).isEqualTo(409);
+        assertThat(answer.code()).isEqualTo("TOKEN_IN_USE");
+        assertThat(orderCount(item)).isZero();
+        assertThat(redisCounter(item)).isEqualTo(4);
+    }
+
+    @Test
+    void aTokenWhoseAttemptWasAbandonedIsSettledAndServed() {
+        String item = uniqueItem("token-abandoned");
+        tokenStock(item, 5, null);
+        String token = token(item, "ann", 2);
+        // an attempt that went ordering 5 s ago and never came back: past settle-after (2 s)
+        ordering(item, idOf(token), redisMillis() - 5_000);
+
+        var answer = redeem(token, item, "ann", 2);
+
+        assertThat(answer.status()).as("%s", answer).isEqualTo(200);
+        assertThat(answer.json().get("orderCode").asString()).isEqualTo(idOf(token));
+        assertThat(orderedQuantity(item)).isEqualTo(2);
+        assertThat(redisCounter(item)).as("recounted: 5 − 2, the held units counted once").isEqualTo(3);
+        assertThat(holds(item)).isZero();
     }
 
     @Test

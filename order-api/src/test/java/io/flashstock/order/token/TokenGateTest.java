@@ -61,6 +61,23 @@ abstract class TokenGateTest extends OrderApiIntegrationTest {
         }
     }
 
+    /** Redis's clock, in ms: the one that decides a hold's expiry and its attempt's age. */
+    long redisMillis() {
+        Long now = redis.execute((org.springframework.data.redis.core.RedisCallback<Long>) c -> c.serverCommands()
+                .time());
+        return now;
+    }
+
+    /**
+     * Makes the token's hold look like an attempt at its order started at {@code attemptMillis} and never came back
+     * (its order-api died before writing it).
+     */
+    void ordering(String item, String tokenId, long attemptMillis) {
+        String[] parts = hold(item, tokenId).split(":", 7);
+        redis.opsForHash().put(TokenKeys.holds(item), tokenId, "o:" + parts[1] + ":" + parts[2] + ":" + parts[3] + ":"
+                + attemptMillis + ":" + parts[5] + ":" + parts[6]);
+    }
+
     String outboxStatus(String orderCode) {
         return jdbc.sql("""
                         SELECT e.status FROM outbox_event e JOIN purchase_order o ON o.event_id = e.event_id
