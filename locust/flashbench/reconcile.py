@@ -121,6 +121,11 @@ def to_markdown(report: dict) -> str:
             _v(o.get("count")), _v(o.get("quantity")), _v(item.get("expectedRemaining")), _v(ob.get("count")),
             _v(ob.get("unsent")), _v(ob.get("sent")), _v(ob.get("dead")), _v(item.get("partitionLag")),
             _v(st.get("quantity")), _v(st.get("eventsApplied")), _v(st.get("anomalies"))]) + " |")
+    held = [item for item in report.get("items", []) if (item.get("unusedTokens") or {}).get("count")]
+    if held:
+        lines += [""] + [f"Unused purchase tokens of {item['itemCode']}: {_v(item['unusedTokens']['count'])} hold "
+                         f"{_v(item['unusedTokens']['units'])} units (Redis is lower by them; they are no order yet, "
+                         f"and come back when the tokens expire)" for item in held]
     lines += ["", "| item | invariant | holds | expected | actual | difference | detail |",
               "|---|---|---|---:|---:|---:|---|"]
     for item in report.get("items", []):

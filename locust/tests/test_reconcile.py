@@ -48,6 +48,13 @@ def test_exact_report_has_no_failures_and_a_table_row():
     assert "| 1234 | not-oversold | yes | at most 100 | 100 | 0 |  |" in markdown
 
 
+def test_unused_tokens_of_a_token_item_are_named():
+    report = sample(True)
+    report["items"][0].update(gate="token", redisRemaining=0, unusedTokens={"count": 3, "units": 4})
+    assert "Unused purchase tokens of 1234: 3 hold 4 units" in reconcile.to_markdown(report)
+    assert "Unused purchase tokens" not in reconcile.to_markdown(sample(True))
+
+
 def test_failed_invariant_is_named_with_its_amount():
     failed = reconcile.failures(sample(False))
     assert len(failed) == 1

@@ -149,11 +149,11 @@ public class Reconciliation {
     private static Invariant redisInvariant(long expectedRemaining, Long redisRemaining, long inDoubtUnits,
                                             HeldUnits.Outstanding tokens) {
         String detail;
-        if (tokens != null && tokens.units() > 0 && expectedRemaining >= 0 && redisRemaining != null) {
+        if (expectedRemaining < 0) {
+            detail = oversold("the Redis counter", expectedRemaining);
+        } else if (tokens != null && tokens.units() > 0 && redisRemaining != null) {
             detail = "Redis differs from baseline − Σ orders − " + tokens.units() + " units held by " + tokens.count()
                     + " unused tokens: drift (a crash between the Redis step and the commit?)";
-        } else if (expectedRemaining < 0) {
-            detail = oversold("the Redis counter", expectedRemaining);
         } else if (redisRemaining == null) {
             detail = "Redis has no counter for the item (Redis restarted?): reload it from the orders";
         } else if (inDoubtUnits > 0 && expectedRemaining - redisRemaining == inDoubtUnits) {

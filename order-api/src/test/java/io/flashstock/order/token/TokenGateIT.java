@@ -2,6 +2,8 @@ package io.flashstock.order.token;
 
 import io.flashstock.order.stock.Gate;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -17,6 +19,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * row under the token's id, a token used again answers its first order, and bad tokens change nothing.
  */
 class TokenGateIT extends TokenGateTest {
+
+    /** order-api's pool hands out non-autocommit connections: a write stands only once committed. */
+    @Autowired
+    private TransactionTemplate transaction;
 
     @DynamicPropertySource
     static void infrastructure(DynamicPropertyRegistry registry) {
@@ -227,6 +233,31 @@ class TokenGateIT extends TokenGateTest {
         assertThat(invalid.code()).as("%s", invalid).isEqualTo("INVALID_REQUEST");
         assertThat(redisCounter(item)).isEqualTo(1);
         assertThat(redisCounter(plain)).isEqualTo(3);
+    }
+
+    @Test
+    void moreUnitsCommittedThanTheBaselineAreNamedOversold() {
+        String item = uniqueItem("token-oversold");
+        tokenStock(item, 5, null);
+        token(item, "cid", 1);
+        assertThat(redeem(token(item, "ann", 3), item, "ann", 3).status()).isEqualTo(200);
+        assertThat(redeem(token(item, "ben", 1), item, "ben", 1).status()).isEqualTo(200);
+        // what only a bug could do: an order past the gate
+        transaction.executeWithoutResult(status -> jdbc.sql("INSERT INTO purchase_order (order_code, event_id, "
+                        + "item_code, generation, user_id, quantity, remaining, idempotency_key, created_at) "
+                        + "VALUES (?, ?, ?, 1, 'eve', 2, -2, NULL, UTC_TIMESTAMP(6))")
+                .params(UUID.randomUUID().toString(), UUID.randomUUID().toString(), item).update());
+
+        var report = api().get("/admin/reconciliation?itemCode=" + item, "Authorization", ADMIN).json()
+                .get("items").get(0);
+
+        assertThat(report.get("unusedTokens").get("units").asLong()).isEqualTo(1);
+        var invariants = report.get("invariants");
+        var notOversold = invariants.get(invariants.size() - 1);
+        assertThat(notOversold.get("name").asString()).isEqualTo("not-oversold");
+        assertThat(notOversold.get("holds").asBoolean()).isFalse();
+        assertThat(notOversold.get("difference").asLong()).as("6 units ordered of 5").isEqualTo(1);
+        assertThat(invariants.get(0).get("detail").asString()).contains("oversold").doesNotContain("drift");
     }
 
     @Test
