@@ -77,7 +77,7 @@ public class OrderController {
                             @RequestHeader(name = WarmupTicket.HEADER, required = false) String ticket,
                             @RequestHeader(name = HttpHeaders.AUTHORIZATION, required = false) String authorization) {
         var command = command(request, idempotencyKey, ticket);
-        if (authorization != null) {
+        if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
             // an order with a purchase token: the token gate holds its units already
             return tokens.getObject().redeem(authorization, command.itemCode(), command.userId(), command.quantity());
         }

@@ -96,7 +96,13 @@ class RedeemToken implements TokenRedemption {
             return write(token, started);
         }
         if (step instanceof TokenHolds.Redeem.Absent absent) {
-            return firstOrder(token).orElseThrow(() -> gone(token, absent.generation()));
+            var first = firstOrder(token);
+            if (first.isEmpty() && absent.generation().isEmpty()) {
+                // Redis lost the item's keys (a restart without persistence): its holds with them, so the rebuild
+                // gives their units back to the stock; the token is answered once it is done
+                throw rebuilding(item);
+            }
+            return first.orElseThrow(() -> gone(token, absent.generation()));
         }
         if (step instanceof TokenHolds.Redeem.Ordering ordering) {
             if (maySettle && ordering.nowMillis() - ordering.attemptMillis() > settleAfterMillis
@@ -116,9 +122,13 @@ class RedeemToken implements TokenRedemption {
             outcomes.rejected();
             throw voided(token);
         }
+        throw rebuilding(item);
+    }
+
+    private ProblemException rebuilding(String item) {
         reloads.heal(item);
         outcomes.failed();
-        throw new ProblemException(ProblemType.STOCK_RELOADING, "the stock of item " + item + " is being rebuilt "
+        return new ProblemException(ProblemType.STOCK_RELOADING, "the stock of item " + item + " is being rebuilt "
                 + "from the orders; nothing was sold: retry shortly with the same token");
     }
 

@@ -72,11 +72,12 @@ class TokenExpirySweeper implements SchedulingConfigurer {
         long units = 0;
         var abandoned = new LinkedHashMap<String, String>();
         TokenHolds.Sweep step;
+        // each step takes every hold it looks at off the due list (given back, or due again after settle-after)
         do {
             step = holds.expire(itemCode);
             units += step.units();
             abandoned.putAll(step.abandoned());
-        } while (step.lookedAt() == TokenHolds.SWEEP_BATCH && step.given() > 0);
+        } while (step.lookedAt() == TokenHolds.SWEEP_BATCH);
         if (units > 0) {
             released.increment(units);
             log.info("{} units of expired tokens of item {} came back to the stock", units, itemCode);

@@ -122,7 +122,9 @@ class TokenHolds {
                     // the take record of a token id used before: ids are UUIDv7, so never
                     throw new IllegalStateException("token id " + tokenId + " was taken before");
                 }
-                yield new Issue.Held(number(reply, 1), number(reply, 2), Instant.ofEpochMilli(number(reply, 4)));
+                // a JWT's exp is in whole seconds: the token says the hold's expiry rounded down, never later
+                yield new Issue.Held(number(reply, 1), number(reply, 2),
+                        Instant.ofEpochSecond(Math.floorDiv(number(reply, 4), 1000)));
             }
             case "SOLD_OUT" -> new Issue.SoldOut(number(reply, 1));
             case "LIMIT" -> new Issue.LimitReached(number(reply, 3), number(reply, 4));

@@ -75,6 +75,7 @@ class TokenGateIT extends TokenGateTest {
         assertThat(issued.json().get("quantity").asInt()).isEqualTo(2);
         Instant expiresAt = Instant.parse(issued.json().get("expiresAt").asString());
         assertThat(expiresAt).isAfter(Instant.now().plusSeconds(30));
+        assertThat(expiresAt.getNano()).as("a JWT's exp is in whole seconds").isZero();
         String token = issued.json().get("token").asString();
         assertThat(redisCounter(item)).isEqualTo(3);
         assertThat(hold(item, idOf(token))).startsWith("i:2:1:");
@@ -125,7 +126,7 @@ class TokenGateIT extends TokenGateTest {
             assertThat(answer.code()).isEqualTo("TOKEN_INVALID");
         }
         var notBearer = api().order(item, "ann", 1, "Authorization", "Basic YW5uOnB3");
-        assertThat(notBearer.code()).as("%s", notBearer).isEqualTo("TOKEN_INVALID");
+        assertThat(notBearer.code()).as("no token: a plain order, %s", notBearer).isEqualTo("WRONG_GATE");
 
         assertThat(orderCount(item)).isZero();
         assertThat(redisCounter(item)).isEqualTo(4);
@@ -187,6 +188,31 @@ class TokenGateIT extends TokenGateTest {
         assertThat(answer.code()).isEqualTo("TOKEN_RELEASED");
         assertThat(orderCount(item)).isZero();
         assertThat(redisCounter(item)).isEqualTo(5);
+    }
+
+    @Test
+    void aTokenWhoseHoldRedisLostIsAnsweredOnceTheStockIsRebuilt() {
+        String item = uniqueItem("token-lost");
+        tokenStock(item, 5, null);
+        String token = token(item, "ann", 2);
+        assertThat(redeem(token(item, "bob", 1), item, "bob", 1).status()).isEqualTo(200);
+        // a Redis restarted without persistence: the item's keys are gone, its token holds with them
+        redis.delete(java.util.List.of(io.flashstock.order.stock.StockKeys.counter(item),
+                io.flashstock.order.stock.StockKeys.generation(item), io.flashstock.order.stock.StockKeys.load(item),
+                io.flashstock.order.stock.StockKeys.life(item), io.flashstock.order.stock.StockKeys.gate(item),
+                TokenKeys.holds(item), TokenKeys.expiry(item)));
+
+        var first = redeem(token, item, "ann", 2);
+        assertThat(first.status()).as("%s", first).isEqualTo(503);
+        assertThat(first.code()).isEqualTo("STOCK_RELOADING");
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20))
+                .until(() -> redisCounter(item) != null);
+        var after = redeem(token, item, "ann", 2);
+
+        assertThat(after.status()).as("%s", after).isEqualTo(410);
+        assertThat(after.code()).isEqualTo("TOKEN_RELEASED");
+        assertThat(redisCounter(item)).as("5 − 1 ordered: the lost hold's units are back").isEqualTo(4);
+        assertThat(orderedQuantity(item)).isEqualTo(1);
     }
 
     @Test
