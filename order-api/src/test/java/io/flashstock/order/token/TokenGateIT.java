@@ -298,6 +298,8 @@ class TokenGateIT extends TokenGateTest {
 
         assertThat(reloaded.status()).as("%s", reloaded).isEqualTo(200);
         assertThat(redisCounter(item)).as("10 − 2 ordered − 3 held").isEqualTo(5);
+        assertThat(reloaded.json().get("tokenHeldUnits").asLong()).isEqualTo(3);
+        assertThat(reloaded.json().get("drift").asLong()).as("held units are no drift").isZero();
         var report = api().get("/admin/reconciliation?itemCode=" + item, "Authorization", ADMIN).json()
                 .get("items").get(0);
         assertThat(report.get("unusedTokens").get("count").asLong()).isEqualTo(1);
