@@ -1,14 +1,13 @@
 package io.flashstock.order.placement;
 
+import com.fasterxml.uuid.Generators;
+import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 import io.flashstock.contract.OutboxStatus;
 import io.flashstock.order.stock.Gate;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
-
-import com.fasterxml.uuid.Generators;
-import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 
 import java.time.Clock;
 import java.util.Optional;

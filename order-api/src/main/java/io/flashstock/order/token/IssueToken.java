@@ -22,12 +22,16 @@ import java.util.Optional;
 @Service
 class IssueToken {
 
+    /** How an issue ended, short of a failure of Redis or the database (those throw). */
+    sealed interface Outcome permits Issued, Refused {
+    }
+
     /** The answer: the token and what it holds. */
-    record Issued(String token, PurchaseToken claims) {
+    record Issued(String token, PurchaseToken claims) implements Outcome {
     }
 
     /** Why no token was issued (the expected refusals, answered like an order's). */
-    sealed interface Refused {
+    sealed interface Refused extends Outcome {
         record SoldOut(long remaining) implements Refused {
         }
 
@@ -58,8 +62,8 @@ class IssueToken {
         this.outcomes = orders.outcomes(Gate.TOKEN);
     }
 
-    /** @return the token, or why there is none ({@link Refused}) */
-    Object issue(String itemCode, String userId, int quantity) {
+    /** @return the token, or why there is none */
+    Outcome issue(String itemCode, String userId, int quantity) {
         TokenCodec signer = codec.orElseThrow(RedeemToken::disabled);
         String id = uuids.generate().toString();
         TokenHolds.Issue issue;

@@ -42,7 +42,7 @@ class TokenController {
             produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<?> issue(@RequestBody TokenRequest request) {
         rules.checkOrder(request.itemCode(), request.userId(), request.quantity(), null);
-        Object outcome = issueToken.issue(request.itemCode(), request.userId(), request.quantity());
+        IssueToken.Outcome outcome = issueToken.issue(request.itemCode(), request.userId(), request.quantity());
         if (outcome instanceof IssueToken.Issued issued) {
             var claims = issued.claims();
             return ResponseEntity.status(HttpStatus.CREATED).body(new TokenAnswer(issued.token(), claims.itemCode(),
