@@ -23,6 +23,8 @@ class TokenGateIT extends TokenGateTest {
     /** order-api's pool hands out non-autocommit connections: a write stands only once committed. */
     @Autowired
     private TransactionTemplate transaction;
+    @Autowired
+    private io.micrometer.core.instrument.MeterRegistry meters;
 
     @DynamicPropertySource
     static void infrastructure(DynamicPropertyRegistry registry) {
@@ -90,6 +92,27 @@ class TokenGateIT extends TokenGateTest {
         assertThat(outboxStatus(orderCode)).isEqualTo("NEW");
         assertThat(hold(item, orderCode)).as("the hold is the order now").isNull();
         assertThat(redisCounter(item)).isEqualTo(3);
+    }
+
+    @Test
+    void threeHundredUsersAtOnceForAHundredUnitsBuyExactlyAHundred() throws Exception {
+        String item = uniqueItem("token-spike");
+        tokenStock(item, 100, null);
+        double acceptedBefore = meters.counter("flashstock.orders", "gate", "token", "outcome", "accepted").count();
+
+        var issued = concurrently(50, 300, n -> issue(item, "user-" + n, 1));
+        var orders = concurrently(50, 300, n -> issued.get(n).status() == 201
+                ? redeem(issued.get(n).json().get("token").asString(), item, "user-" + n, 1) : issued.get(n));
+
+        assertThat(issued.stream().filter(a -> a.status() == 201)).hasSize(100);
+        assertThat(issued.stream().filter(a -> a.status() != 201)).allSatisfy(a ->
+                assertThat(a.code()).as("%s", a).isEqualTo("SOLD_OUT"));
+        assertThat(orders.stream().filter(a -> a.status() == 200)).hasSize(100);
+        assertThat(orderedQuantity(item)).isEqualTo(100);
+        assertThat(redisCounter(item)).isZero();
+        assertThat(holds(item)).isZero();
+        assertThat(meters.counter("flashstock.orders", "gate", "token", "outcome", "accepted").count()
+                - acceptedBefore).isEqualTo(100);
     }
 
     @Test
