@@ -66,6 +66,19 @@ class TokenCodecTest {
     }
 
     @Test
+    void onlyHs256IsAcceptedEvenWhenTheKeyCouldSignMore() throws Exception {
+        // a 512-bit key could verify HS512 too: the codec takes HS256 alone, so no token is checked another way
+        byte[] longKey = (new String(KEY, StandardCharsets.US_ASCII) + new String(OTHER_KEY, StandardCharsets.US_ASCII))
+                .getBytes(StandardCharsets.US_ASCII);
+        var longKeyed = new TokenCodec(longKey, Clock.fixed(NOW, ZoneOffset.UTC));
+        var jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS512), claims(NOW.plusSeconds(60)));
+        jwt.sign(new MACSigner(longKey));
+        assertThatThrownBy(() -> longKeyed.verify(jwt.serialize())).isInstanceOfSatisfying(TokenCodec.Refused.class,
+                refused -> assertThat(refused.refusal()).isEqualTo(TokenCodec.Refusal.INVALID));
+        assertThat(longKeyed.verify(longKeyed.sign(TOKEN))).isEqualTo(TOKEN);
+    }
+
+    @Test
     void anExpiredTokenIsRefusedAsExpired() {
         String token = codec.sign(new PurchaseToken(TOKEN.id(), "1234", "alice", 2, 7, NOW));
         assertRefused(token, TokenCodec.Refusal.EXPIRED);
