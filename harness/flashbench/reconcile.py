@@ -128,6 +128,11 @@ def to_markdown(report: dict) -> str:
         lines += [f"| {item['itemCode']} | {_v(item['waitingRoom'].get('waiting'))} | "
                   f"{_v(item['waitingRoom'].get('admittedUnused'))} | {_v(item['waitingRoom'].get('admittedUnits'))} |"
                   for item in rooms]
+    held = [item for item in report.get("items", []) if (item.get("unusedTokens") or {}).get("count")]
+    if held:
+        lines += [""] + [f"Unused purchase tokens of {item['itemCode']}: {_v(item['unusedTokens']['count'])} hold "
+                         f"{_v(item['unusedTokens']['units'])} units (Redis is lower by them; they are no order yet, "
+                         f"and come back when the tokens expire)" for item in held]
     lines += ["", "| item | invariant | holds | expected | actual | difference | detail |",
               "|---|---|---|---:|---:|---:|---|"]
     for item in report.get("items", []):

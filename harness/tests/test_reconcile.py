@@ -56,6 +56,13 @@ def test_a_waiting_room_item_names_its_tickets_and_unused_admissions():
     assert "waiting-room item" not in reconcile.to_markdown(sample(True))
 
 
+def test_unused_tokens_of_a_token_item_are_named():
+    report = sample(True)
+    report["items"][0].update(gate="token", redisRemaining=0, unusedTokens={"count": 3, "units": 4})
+    assert "Unused purchase tokens of 1234: 3 hold 4 units" in reconcile.to_markdown(report)
+    assert "Unused purchase tokens" not in reconcile.to_markdown(sample(True))
+
+
 def test_failed_invariant_is_named_with_its_amount():
     failed = reconcile.failures(sample(False))
     assert len(failed) == 1

@@ -4,9 +4,11 @@
 -- KEYS[8] stock:{item}:idem:{key}, only when the request carries an Idempotency-Key
 -- ARGV[1] quantity   ARGV[2] user id   ARGV[3] order code   ARGV[4] idempotency TTL (ms)   ARGV[5] per-user TTL (ms)
 -- ARGV[6] take record TTL (ms)   ARGV[7] the gate the order comes through
+-- ARGV[8], ARGV[9] only for the token gate's issue: the token's lifetime and the grace after it (ms); the units
+-- are then held by the token ARGV[3] (its id, its order's code) in stock:{item}:tokens, not yet an order
 -- Returns strings: {'TAKEN', remaining, generation, load} | {'SOLD_OUT', remaining, generation} | {'UNKNOWN'}
 --                | {'UNTRUSTED'} | {'LIMIT', remaining, generation, bought, limit} | {'REPLAY', first answer}
---                | {'WRONG_GATE', the item's gate}
+--                | {'WRONG_GATE', the item's gate}   a token's issue: {'TAKEN', remaining, generation, load, expires (ms)}
 local quantity = tonumber(ARGV[1])
 
 -- a counter is trusted only in the life of the Redis data set that loaded it (life.lua): selling from one
@@ -83,5 +85,15 @@ if KEYS[8] then
   -- the user id goes last: it is the only part that may contain the separator
   local answer = ARGV[3] .. ':' .. quantity .. ':' .. remaining .. ':' .. generation .. ':' .. ARGV[2]
   redis.call('SET', KEYS[8], answer, 'PX', ARGV[4])
+end
+if ARGV[8] then
+  -- the token gate's hold (io.flashstock.order.token.TokenHolds): 'i' (issued), quantity, generation, expiry (ms,
+  -- Redis's clock, the only one that decides expiry), attempt (none yet), remaining, user (last: it may hold ':')
+  local now = redis.call('TIME')
+  local expires = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) + tonumber(ARGV[8])
+  redis.call('HSET', KEYS[1] .. ':tokens', ARGV[3], 'i:' .. quantity .. ':' .. generation .. ':'
+      .. string.format('%d', expires) .. ':0:' .. remaining .. ':' .. ARGV[2])
+  redis.call('ZADD', KEYS[1] .. ':token-expiry', expires + tonumber(ARGV[9]), ARGV[3])
+  return {'TAKEN', tostring(remaining), generation, load, string.format('%d', expires)}
 end
 return {'TAKEN', tostring(remaining), generation, load}

@@ -7,6 +7,8 @@ import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.Problems;
 import io.flashstock.warmup.WarmupProperties;
 import io.flashstock.warmup.WarmupTicket;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
@@ -41,9 +43,11 @@ public class OrderController {
     private final InputRules rules;
     private final String warmupItemCode;
     private final WarmupTicket warmupTicket;
+    private final ObjectProvider<TokenRedemption> tokens;
 
     OrderController(PlaceOrder placeOrder, PlaceOrderWithDbLock placeOrderWithDbLock, InputRules rules,
-                    WarmupProperties warmup, WarmupTicket warmupTicket) {
+                    WarmupProperties warmup, WarmupTicket warmupTicket, ObjectProvider<TokenRedemption> tokens) {
+        this.tokens = tokens;
         this.placeOrder = placeOrder;
         this.placeOrderWithDbLock = placeOrderWithDbLock;
         this.rules = rules;
@@ -70,8 +74,13 @@ public class OrderController {
     @PostMapping(path = PATH, consumes = MediaType.APPLICATION_JSON_VALUE, produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<?> place(@RequestBody PlaceOrderRequest request,
                             @RequestHeader(name = IDEMPOTENCY_KEY, required = false) String idempotencyKey,
-                            @RequestHeader(name = WarmupTicket.HEADER, required = false) String ticket) {
+                            @RequestHeader(name = WarmupTicket.HEADER, required = false) String ticket,
+                            @RequestHeader(name = HttpHeaders.AUTHORIZATION, required = false) String authorization) {
         var command = command(request, idempotencyKey, ticket);
+        if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            // an order with a purchase token: the token gate holds its units already
+            return tokens.getObject().redeem(authorization, command.itemCode(), command.userId(), command.quantity());
+        }
         return answer(command, placeOrder.place(command));
     }
 

@@ -95,23 +95,23 @@ public class OrderMetrics {
                     .tag("gate", gate.code()).tag("outcome", outcome).register(registry);
         }
 
-        void accepted() {
+        public void accepted() {
             accepted.increment();
         }
 
-        void soldOut() {
+        public void soldOut() {
             soldOut.increment();
         }
 
-        void unknownItem() {
+        public void unknownItem() {
             unknownItem.increment();
         }
 
-        void limitReached() {
+        public void limitReached() {
             limitReached.increment();
         }
 
-        void wrongGate() {
+        public void wrongGate() {
             wrongGate.increment();
         }
 
@@ -120,7 +120,7 @@ public class OrderMetrics {
             rejected.increment();
         }
 
-        void failed() {
+        public void failed() {
             failed.increment();
         }
 

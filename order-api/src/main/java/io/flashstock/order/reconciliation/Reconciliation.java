@@ -9,6 +9,7 @@ import io.flashstock.order.reconciliation.ReconciliationReport.PartitionPosition
 import io.flashstock.order.reconciliation.ReconciliationReport.Totals;
 import io.flashstock.order.queue.WaitingRoomFigures;
 import io.flashstock.order.stock.Gate;
+import io.flashstock.order.stock.HeldUnits;
 import io.flashstock.order.stock.StockKeys;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -46,9 +47,15 @@ public class Reconciliation {
     private final RestClient stockConsumer;
     private final Clock clock;
     private final WaitingRoomFigures waitingRooms;
+    private final HeldUnits heldUnits;
 
+    /**
+     * {@code waitingRooms}: the waiting rooms' tickets and admissions; {@code heldUnits}: the units the token gate's
+     * unused tokens hold, outside the counter and the orders (null without a token gate).
+     */
     public Reconciliation(JdbcClient orders, StringRedisTemplate redis, KafkaPositions kafka, RestClient stockConsumer,
-                          Clock clock, WaitingRoomFigures waitingRooms) {
+                          Clock clock, WaitingRoomFigures waitingRooms, HeldUnits heldUnits) {
+        this.heldUnits = heldUnits;
         this.orders = orders;
         this.redis = redis;
         this.kafka = kafka;
@@ -92,9 +99,13 @@ public class Reconciliation {
         long retired = t.count() - t.withOutboxRow();
         long provenRetired = provenRetired(retired, t, stockQuantity == null ? 0 : stock.eventsApplied());
 
+        // a token item's unused tokens hold units that are in no order yet: Redis = baseline − Σ orders − Σ held
+        HeldUnits.Outstanding tokens = b.gate() == Gate.TOKEN && heldUnits != null
+                ? heldUnits.outstanding(b.itemCode(), b.generation()) : null;
         List<Invariant> invariants = new ArrayList<>();
         invariants.add(b.gate() == Gate.DB_LOCK ? dbGateInvariant(b, expectedRemaining)
-                : redisInvariant(expectedRemaining, redisRemaining, inDoubtUnits(b.itemCode())));
+                : redisInvariant(expectedRemaining - (tokens == null ? 0 : tokens.units()), redisRemaining,
+                inDoubtUnits(b.itemCode()), tokens));
         invariants.add(Invariant.of(OUTBOX_MATCHES_ORDERS, t.count(), t.withOutboxRow() + provenRetired,
                 (retired - provenRetired) + " orders have no outbox row: never written, or deleted once sent but "
                         + "not yet applied in the stock database (" + provenRetired + " more were deleted once applied)"));
@@ -121,7 +132,7 @@ public class Reconciliation {
                 new OutboxCounts(t.withOutboxRow(), t.quantityWithOutboxRow(), unsent,
                         t.sent(), dead, retired),
                 partition, partitionLag, stock, invariants,
-                b.gate() == Gate.QUEUE ? waitingRooms.of(b.itemCode(), b.generation()) : null);
+                b.gate() == Gate.QUEUE ? waitingRooms.of(b.itemCode(), b.generation()) : null, tokens);
     }
 
     /**
@@ -137,10 +148,14 @@ public class Reconciliation {
         return Math.max(0, Math.min(retired, appliedWithoutRow));
     }
 
-    private static Invariant redisInvariant(long expectedRemaining, Long redisRemaining, long inDoubtUnits) {
+    private static Invariant redisInvariant(long expectedRemaining, Long redisRemaining, long inDoubtUnits,
+                                            HeldUnits.Outstanding tokens) {
         String detail;
         if (expectedRemaining < 0) {
             detail = oversold("the Redis counter", expectedRemaining);
+        } else if (tokens != null && tokens.units() > 0 && redisRemaining != null) {
+            detail = "Redis differs from baseline − Σ orders − " + tokens.units() + " units held by " + tokens.count()
+                    + " unused tokens: drift (a crash between the Redis step and the commit?)";
         } else if (redisRemaining == null) {
             detail = "Redis has no counter for the item (Redis restarted?): reload it from the orders";
         } else if (inDoubtUnits > 0 && expectedRemaining - redisRemaining == inDoubtUnits) {

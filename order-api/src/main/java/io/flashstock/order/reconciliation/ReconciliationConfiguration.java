@@ -3,6 +3,8 @@ package io.flashstock.order.reconciliation;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import io.flashstock.order.queue.WaitingRoomFigures;
+import io.flashstock.order.stock.HeldUnits;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -31,13 +33,13 @@ class ReconciliationConfiguration {
     @Bean
     Reconciliation reconciliation(JdbcClient jdbc, StringRedisTemplate redis, Admin reconciliationKafkaAdmin,
                                   ReconciliationSettings properties, RestClient.Builder restClients, Clock clock,
-                                  WaitingRoomFigures waitingRooms) {
+                                  WaitingRoomFigures waitingRooms, ObjectProvider<HeldUnits> heldUnits) {
         var requests = new SimpleClientHttpRequestFactory();
         requests.setConnectTimeout(properties.timeout());
         requests.setReadTimeout(properties.timeout());
         RestClient stockConsumer = restClients.clone().baseUrl(properties.stockConsumerUrl().toString())
                 .requestFactory(requests).build();
         return new Reconciliation(jdbc, redis, new KafkaPositions(reconciliationKafkaAdmin, properties), stockConsumer,
-                clock, waitingRooms);
+                clock, waitingRooms, heldUnits.getIfAvailable());
     }
 }

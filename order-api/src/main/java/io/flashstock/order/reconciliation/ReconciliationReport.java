@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonValue;
 import io.flashstock.order.queue.WaitingRoomFigures;
 import io.flashstock.order.stock.Gate;
+import io.flashstock.order.stock.HeldUnits;
 
 import java.time.Instant;
 import java.util.List;
@@ -26,13 +27,15 @@ public record ReconciliationReport(Instant generatedAt, boolean exact, boolean d
     /**
      * {@code redisRemaining} is whatever Redis holds (none for a DB-lock item); {@code dbRemaining} only for one;
      * {@code waitingRoom} only for a queue item: its waiting tickets and unused admissions, which hold no units of
-     * the counter.
+     * the counter. {@code unusedTokens} only for a token item: its tokens issued and not used (nor expired) yet, and
+     * the units they hold, which the Redis counter is lower by.
      */
     public record ItemReconciliation(String itemCode, Gate gate, long generation, long baseline, Integer perUserLimit,
                                      Long redisRemaining, Long dbRemaining, long expectedRemaining, Totals orders,
                                      OutboxCounts outbox, int partition, long partitionLag, StockLedgerEntry stock,
                                      List<Invariant> invariants,
-                                     @JsonInclude(JsonInclude.Include.NON_NULL) WaitingRoomFigures.Figures waitingRoom) {
+                                     @JsonInclude(JsonInclude.Include.NON_NULL) WaitingRoomFigures.Figures waitingRoom,
+                                     HeldUnits.Outstanding unusedTokens) {
     }
 
     public record Totals(long count, long quantity) {

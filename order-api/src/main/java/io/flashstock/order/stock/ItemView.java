@@ -18,9 +18,10 @@ package io.flashstock.order.stock;
  * @param ordersCount orders of the current generation
  * @param ordersQuantity units those orders took
  * @param expectedRemaining baseline − ordersQuantity
- * @param drift expectedRemaining − the gate's counter
+ * @param drift expectedRemaining − the gate's counter (− the units unused tokens hold, for a token item)
+ * @param tokenHeldUnits for a token item: the units its unused tokens hold, in no order yet; null otherwise
  */
 record ItemView(String itemCode, Gate gate, Long generation, Long baseline, Integer perUserLimit,
                 Long redisRemaining, Long redisGeneration, Long dbRemaining, long ordersCount, long ordersQuantity,
-                Long expectedRemaining, Long drift) {
+                Long expectedRemaining, Long drift, Long tokenHeldUnits) {
 }

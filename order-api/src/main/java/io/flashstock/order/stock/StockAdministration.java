@@ -11,6 +11,7 @@ import io.flashstock.order.web.ProblemType;
 import io.flashstock.warmup.WarmupProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -35,10 +36,12 @@ class StockAdministration {
     private final TransactionTemplate fence;
     private final Clock clock;
     private final String warmupItemCode;
+    private final ObjectProvider<HeldUnits> heldUnits;
 
     StockAdministration(StockItems items, StockCounters counters, StockReload reloads, Outbox outbox,
                         PlatformTransactionManager transactions, Clock clock, OrderSettings settings,
-                        WarmupProperties warmup) {
+                        WarmupProperties warmup, ObjectProvider<HeldUnits> heldUnits) {
+        this.heldUnits = heldUnits;
         this.items = items;
         this.counters = counters;
         this.reloads = reloads;
@@ -100,10 +103,14 @@ class StockAdministration {
         Gate gate = item.map(StockItems.StockItem::gate).orElse(null);
         Long dbRemaining = item.map(StockItems.StockItem::dbRemaining).orElse(null);
         Long gateRemaining = gate == Gate.DB_LOCK ? dbRemaining : redis.remaining();
-        Long drift = expected == null || gateRemaining == null ? null : expected - gateRemaining;
+        // a token item's counter is lower by the units its unused tokens hold: no drift
+        HeldUnits holds = gate == Gate.TOKEN && generation != null ? heldUnits.getIfAvailable() : null;
+        Long held = holds == null ? null : holds.outstanding(itemCode, generation).units();
+        Long drift = expected == null || gateRemaining == null ? null
+                : expected - (held == null ? 0 : held) - gateRemaining;
         return new ItemView(itemCode, gate, item.map(StockItems.StockItem::generation).orElse(null), baseline,
                 item.map(StockItems.StockItem::perUserLimit).orElse(null), redis.remaining(), redis.generation(),
-                dbRemaining, totals.count(), totals.quantity(), expected, drift);
+                dbRemaining, totals.count(), totals.quantity(), expected, drift, held);
     }
 
     /**

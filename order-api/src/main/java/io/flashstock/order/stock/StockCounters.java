@@ -1,5 +1,6 @@
 package io.flashstock.order.stock;
 
+import io.flashstock.order.config.OrderSettings;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
 import org.springframework.dao.DataAccessException;
@@ -34,9 +35,11 @@ class StockCounters {
     private static final RedisScript<Long> RELEASE = RedisScripts.load("release-lock.lua", Long.class);
 
     private final StringRedisTemplate redis;
+    private final String perUserTtlMillis;
 
-    StockCounters(StringRedisTemplate redis) {
+    StockCounters(StringRedisTemplate redis, OrderSettings settings) {
         this.redis = redis;
+        this.perUserTtlMillis = Long.toString(settings.perUserTtl().toMillis());
     }
 
     /**
@@ -46,8 +49,18 @@ class StockCounters {
      * @return false when Redis holds this load or a later one already (a later reset or reload got there first)
      */
     boolean load(String itemCode, long remaining, long generation, Integer perUserLimit, long loadEpoch, Gate gate) {
+        return load(itemCode, remaining, generation, perUserLimit, loadEpoch, gate, List.of());
+    }
+
+    /**
+     * Like {@link #load(String, long, long, Integer, long, Gate)}, for a rebuild: the step loads the counter less
+     * the units the item's tokens still hold ({@link HeldUnits}), except the holds whose orders,
+     * {@code committedHolds}, are counted in {@code remaining} already.
+     */
+    boolean load(String itemCode, long remaining, long generation, Integer perUserLimit, long loadEpoch, Gate gate,
+                 List<String> committedHolds) {
         return runLoad(itemCode, Long.toString(remaining), generation,
-                perUserLimit == null ? "" : perUserLimit.toString(), loadEpoch, gate.code());
+                perUserLimit == null ? "" : perUserLimit.toString(), loadEpoch, gate.code(), committedHolds);
     }
 
     /**
@@ -57,18 +70,21 @@ class StockCounters {
      * @return false when Redis holds this load or a later one already
      */
     boolean unload(String itemCode, long generation, long loadEpoch) {
-        return runLoad(itemCode, "", generation, "", loadEpoch, "");
+        return runLoad(itemCode, "", generation, "", loadEpoch, "", List.of());
     }
 
     private boolean runLoad(String itemCode, String remaining, long generation, String perUserLimit, long loadEpoch,
-                            String gate) {
+                            String gate, List<String> committedHolds) {
         var keys = new ArrayList<>(StockKeys.itemKeys(itemCode));
         keys.add(StockKeys.inDoubt(itemCode));
         keys.add(StockKeys.load(itemCode));
         keys.add(StockKeys.life(itemCode));
         keys.add(StockKeys.gate(itemCode));
-        Long applied = redis(() -> redis.execute(LOAD, keys, remaining, Long.toString(generation), perUserLimit,
-                Long.toString(loadEpoch), gate));
+        var args = new ArrayList<String>(6 + committedHolds.size());
+        args.addAll(List.of(remaining, Long.toString(generation), perUserLimit, Long.toString(loadEpoch), gate,
+                perUserTtlMillis));
+        args.addAll(committedHolds);
+        Long applied = redis(() -> redis.execute(LOAD, keys, args.toArray()));
         return applied != null && applied == 1L;
     }
 

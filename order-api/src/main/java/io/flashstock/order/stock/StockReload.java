@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.core.task.TaskExecutor;
 import org.springframework.core.task.TaskRejectedException;
@@ -14,6 +15,7 @@ import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
@@ -38,6 +40,19 @@ public class StockReload {
 
     private static final Logger log = LoggerFactory.getLogger(StockReload.class);
 
+    /** Without the token gate's beans (a slice test): no holds. */
+    private static final HeldUnits NO_HOLDS = new HeldUnits() {
+        @Override
+        public List<String> committedAmongHolds(String itemCode) {
+            return List.of();
+        }
+
+        @Override
+        public Outstanding outstanding(String itemCode, long generation) {
+            return Outstanding.NONE;
+        }
+    };
+
     private final StockItems items;
     private final StockCounters counters;
     private final TransactionTemplate fence;
@@ -46,10 +61,12 @@ public class StockReload {
     private final Set<String> healing = ConcurrentHashMap.newKeySet();
     private final Counter rebuilt;
     private final Counter healed;
+    private final ObjectProvider<HeldUnits> heldUnits;
 
     StockReload(StockItems items, StockCounters counters, PlatformTransactionManager transactions,
                 OrderSettings settings, @Qualifier("applicationTaskExecutor") TaskExecutor executor,
-                MeterRegistry meters) {
+                MeterRegistry meters, ObjectProvider<HeldUnits> heldUnits) {
+        this.heldUnits = heldUnits;
         this.items = items;
         this.counters = counters;
         this.fence = fencing(transactions, settings);
@@ -179,12 +196,17 @@ public class StockReload {
             counters.loadBought(itemCode, item.loadEpoch(), items.boughtPerUser(itemCode, item.generation()),
                     settings.perUserTtl());
         }
+        // the token gate's holds are subtracted by the load step itself, atomically: the old counter may issue
+        // tokens until then. Asked after the fence, the database names every hold that is an order of this count
+        List<String> committedHolds = item.gate() == Gate.TOKEN
+                ? heldUnits.getIfAvailable(() -> NO_HOLDS).committedAmongHolds(itemCode) : List.of();
         if (!counters.load(itemCode, remaining, item.generation(), item.perUserLimit(), item.loadEpoch(),
-                item.gate())) {
+                item.gate(), committedHolds)) {
             log.info("reload of {} (epoch {}): Redis holds a later load already", itemCode, item.loadEpoch());
             return;
         }
-        log.info("stock of {} reloaded: {} left of {} (generation {}, {} orders, load epoch {})", itemCode,
-                remaining, item.baseline(), item.generation(), totals.count(), item.loadEpoch());
+        log.info("stock of {} reloaded: {} left of {} (generation {}, {} orders, load epoch {}){}", itemCode,
+                remaining, item.baseline(), item.generation(), totals.count(), item.loadEpoch(),
+                item.gate() == Gate.TOKEN ? ", less the units of unused tokens" : "");
     }
 }

@@ -37,6 +37,14 @@ public enum ProblemType {
     ORDER_OUTCOME_UNKNOWN(HttpStatus.SERVICE_UNAVAILABLE, "Order outcome unknown: retry with the same Idempotency-Key"),
     STOCK_RELOADING(HttpStatus.SERVICE_UNAVAILABLE, "Stock being reloaded"),
     OVERLOADED(HttpStatus.SERVICE_UNAVAILABLE, "Too many orders in flight"),
+    // the token gate (io.flashstock.order.token)
+    TOKEN_INVALID(HttpStatus.UNAUTHORIZED, "Purchase token invalid"),
+    TOKEN_EXPIRED(HttpStatus.UNAUTHORIZED, "Purchase token expired"),
+    TOKEN_MISMATCH(HttpStatus.FORBIDDEN, "The order is not the one the purchase token is for"),
+    TOKEN_IN_USE(HttpStatus.CONFLICT, "An order with this purchase token is still being written"),
+    TOKEN_RELEASED(HttpStatus.GONE, "The purchase token's units came back to the stock"),
+    TOKEN_VOID(HttpStatus.GONE, "The purchase token belongs to a stock that was reset"),
+    TOKEN_GATE_DISABLED(HttpStatus.SERVICE_UNAVAILABLE, "Purchase tokens are not configured"),
     RECONCILIATION_SOURCE_UNAVAILABLE(HttpStatus.SERVICE_UNAVAILABLE, "A source of the reconciliation is unavailable"),
     SERVICE_UNAVAILABLE(HttpStatus.SERVICE_UNAVAILABLE, "Service unavailable");
 

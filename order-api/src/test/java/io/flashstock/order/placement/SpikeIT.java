@@ -43,6 +43,7 @@ class SpikeIT extends OrderApiIntegrationTest {
     private MeterRegistry meters;
 
     @ParameterizedTest
+    // the two-step gates need a ticket or a token per order: their own ITs check the same
     @EnumSource(value = Gate.class, names = {"REDIS", "DB_LOCK"})
     void fiveHundredUsersAtOnceForAHundredUnitsBuyExactlyAHundred(Gate gate) throws Exception {
         String item = uniqueItem("spike-" + gate.code());

@@ -89,6 +89,7 @@ class ReconciliationGatesIT extends OrderApiIntegrationTest {
 
     /** The gates whose orders take one request; the two-step gates' tests reconcile their own items. */
     @ParameterizedTest
+    // the two-step gates need a ticket or a token per order: their own ITs check the same
     @EnumSource(value = Gate.class, names = {"REDIS", "DB_LOCK"})
     void moreUnitsCommittedThanTheBaselineAreNamedOversold(Gate gate) {
         String item = uniqueItem("oversold");

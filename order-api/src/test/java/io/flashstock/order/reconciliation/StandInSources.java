@@ -41,7 +41,7 @@ final class StandInSources {
                         + "\"quantity\":" + stockQuantity + ",\"eventsApplied\":" + eventsApplied
                         + ",\"anomalies\":0}]", MediaType.APPLICATION_JSON));
         var reconciliation = new Reconciliation(jdbc, redis, new ConsumedKafka(), builder.build(), Clock.systemUTC(),
-                new WaitingRoomFigures(redis));
+                new WaitingRoomFigures(redis), null);
         var report = reconciliation.report(Optional.of(item));
         assertThat(report.items()).hasSize(1);
         return report;

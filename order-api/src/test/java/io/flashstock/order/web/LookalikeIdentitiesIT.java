@@ -64,6 +64,7 @@ class LookalikeIdentitiesIT extends OrderApiIntegrationTest {
     }
 
     @ParameterizedTest
+    // the two-step gates need a ticket or a token per order: their own ITs check the same
     @EnumSource(value = Gate.class, names = {"REDIS", "DB_LOCK"})
     void keysDifferingInCaseAreTwoOrders(Gate gate) {
         String item = uniqueItem("lookalike-keys");
@@ -82,6 +83,7 @@ class LookalikeIdentitiesIT extends OrderApiIntegrationTest {
     }
 
     @ParameterizedTest
+    // the two-step gates need a ticket or a token per order: their own ITs check the same
     @EnumSource(value = Gate.class, names = {"REDIS", "DB_LOCK"})
     void anItemCodeDifferingInCaseIsAnotherItem(Gate gate) {
         String item = "Case-" + UUID.randomUUID().toString().substring(0, 8);

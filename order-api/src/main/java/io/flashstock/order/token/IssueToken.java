@@ -1,0 +1,120 @@
+package io.flashstock.order.token;
+
+import com.fasterxml.uuid.Generators;
+import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
+import io.flashstock.order.placement.OrderWrites;
+import io.flashstock.order.placement.OrderMetrics;
+import io.flashstock.order.stock.Gate;
+import io.flashstock.order.stock.StockItems;
+import io.flashstock.order.stock.StockReload;
+import io.flashstock.order.web.ProblemException;
+import io.flashstock.order.web.ProblemType;
+import org.springframework.dao.DataAccessException;
+import org.springframework.stereotype.Service;
+
+import java.util.Optional;
+
+/**
+ * Issues a purchase token: the gate's take script takes the units and records the token's hold in one atomic step
+ * (life, gate, stock and the per-user limit checked as for any order, the limit counting token units), then the
+ * token is signed. A token whose answer is lost holds its units until it expires; then they come back.
+ */
+@Service
+class IssueToken {
+
+    /** How an issue ended, short of a failure of Redis or the database (those throw). */
+    sealed interface Outcome permits Issued, Refused {
+    }
+
+    /** The answer: the token and what it holds. */
+    record Issued(String token, PurchaseToken claims) implements Outcome {
+    }
+
+    /** Why no token was issued (the expected refusals, answered like an order's). */
+    sealed interface Refused extends Outcome {
+        record SoldOut(long remaining) implements Refused {
+        }
+
+        record LimitReached(long bought, long limit) implements Refused {
+        }
+
+        record WrongGate(Gate gate) implements Refused {
+        }
+
+        record UnknownItem() implements Refused {
+        }
+    }
+
+    /** UUIDv7, as order codes: the token's id is its order's code. */
+    private final TimeBasedEpochGenerator uuids = Generators.timeBasedEpochGenerator();
+    private final Optional<TokenCodec> codec;
+    private final TokenHolds holds;
+    private final StockItems items;
+    private final StockReload reloads;
+    private final OrderMetrics.Outcomes outcomes;
+
+    IssueToken(Optional<TokenCodec> tokenCodec, TokenHolds holds, StockItems items, StockReload reloads,
+               OrderWrites orders) {
+        this.codec = tokenCodec;
+        this.holds = holds;
+        this.items = items;
+        this.reloads = reloads;
+        this.outcomes = orders.outcomes(Gate.TOKEN);
+    }
+
+    /** @return the token, or why there is none */
+    Outcome issue(String itemCode, String userId, int quantity) {
+        TokenCodec signer = codec.orElseThrow(RedeemToken::disabled);
+        String id = uuids.generate().toString();
+        TokenHolds.Issue issue;
+        try {
+            issue = holds.issue(itemCode, userId, quantity, id);
+        } catch (ProblemException redisDown) {
+            outcomes.failed();
+            throw redisDown;
+        }
+        if (issue instanceof TokenHolds.Issue.Held held) {
+            var claims = new PurchaseToken(id, itemCode, userId, quantity, held.generation(), held.expiresAt());
+            return new Issued(signer.sign(claims), claims);
+        }
+        if (issue instanceof TokenHolds.Issue.SoldOut soldOut) {
+            outcomes.soldOut();
+            return new Refused.SoldOut(soldOut.remaining());
+        }
+        if (issue instanceof TokenHolds.Issue.LimitReached limit) {
+            outcomes.limitReached();
+            return new Refused.LimitReached(limit.bought(), limit.limit());
+        }
+        if (issue instanceof TokenHolds.Issue.WrongGate wrong) {
+            outcomes.wrongGate();
+            return new Refused.WrongGate(wrong.gate());
+        }
+        if (issue instanceof TokenHolds.Issue.Untrusted) {
+            throw rebuilding(itemCode);
+        }
+        // no counter: unknown item, one sold by its row, or a counter Redis lost (rebuilt)
+        Optional<Gate> gate;
+        try {
+            gate = items.gate(itemCode);
+        } catch (DataAccessException e) {
+            outcomes.failed();
+            throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the item", e);
+        }
+        if (gate.isEmpty()) {
+            outcomes.unknownItem();
+            return new Refused.UnknownItem();
+        }
+        if (gate.get() == Gate.DB_LOCK) {
+            outcomes.wrongGate();
+            return new Refused.WrongGate(Gate.DB_LOCK);
+        }
+        throw rebuilding(itemCode);
+    }
+
+    private ProblemException rebuilding(String itemCode) {
+        reloads.heal(itemCode);
+        outcomes.failed();
+        return new ProblemException(ProblemType.STOCK_RELOADING, "the stock of item " + itemCode + " is being "
+                + "rebuilt from the orders; no token was issued: retry shortly");
+    }
+}

@@ -1,0 +1,209 @@
+package io.flashstock.order.token;
+
+import io.flashstock.order.placement.OrderAnswer;
+import io.flashstock.order.placement.OrderMetrics;
+import io.flashstock.order.placement.OrderWrites;
+import io.flashstock.order.placement.TokenRedemption;
+import io.flashstock.order.stock.Gate;
+import io.flashstock.order.stock.StockReload;
+import io.flashstock.order.web.ProblemException;
+import io.flashstock.order.web.ProblemType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
+import org.springframework.http.ResponseEntity;
+import org.springframework.stereotype.Service;
+
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Places the order a purchase token is for. (1) The token is verified (signature, expiry, and that the body is
+ * the order it is for); (2) one atomic step moves its hold from issued to ordering and reads the counter's load
+ * epoch, so one attempt at a time writes its order; (3) the order and its outbox row are group-committed, fenced by
+ * that epoch, under the token's id as order code; (4) written, the hold is deleted (its units are the order's);
+ * not written or fenced, the hold is issued again (its units stay held, a rebuild counted them as held); outcome
+ * unknown, the hold stays ordering until {@link TokenSettlement} settles it. A token used again finds no hold and
+ * its order in the database, which answers it: the first order, never a second.
+ */
+@Service
+class RedeemToken implements TokenRedemption {
+
+    private static final Logger log = LoggerFactory.getLogger(RedeemToken.class);
+    private static final String BEARER = "Bearer ";
+
+    private final Optional<TokenCodec> codec;
+    private final TokenHolds holds;
+    private final OrderWrites orders;
+    private final TokenSettlement settlement;
+    private final StockReload reloads;
+    private final OrderMetrics.Outcomes outcomes;
+    private final long settleAfterMillis;
+
+    RedeemToken(Optional<TokenCodec> tokenCodec, TokenHolds holds, OrderWrites orders, TokenSettlement settlement,
+                StockReload reloads, TokenSettings settings) {
+        this.codec = tokenCodec;
+        this.holds = holds;
+        this.orders = orders;
+        this.settlement = settlement;
+        this.reloads = reloads;
+        this.outcomes = orders.outcomes(Gate.TOKEN);
+        this.settleAfterMillis = settings.settleAfter().toMillis();
+    }
+
+    static ProblemException disabled() {
+        return new ProblemException(ProblemType.TOKEN_GATE_DISABLED, "no token signing key is configured (set "
+                + "FLASHSTOCK_TOKEN_KEY); orders without a token are not affected");
+    }
+
+    @Override
+    public ResponseEntity<?> redeem(String authorization, String itemCode, String userId, int quantity) {
+        TokenCodec verifier = codec.orElseThrow(RedeemToken::disabled);
+        PurchaseToken token = verified(verifier, authorization);
+        if (!token.matches(itemCode, userId, quantity)) {
+            outcomes.rejected();
+            throw new ProblemException(ProblemType.TOKEN_MISMATCH, "the token is for " + token.quantity()
+                    + " of item " + token.itemCode() + " by its user, not for this order").with("itemCode", itemCode);
+        }
+        return ResponseEntity.ok(redeem(token, true));
+    }
+
+    private PurchaseToken verified(TokenCodec verifier, String authorization) {
+        if (!authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
+            outcomes.rejected();
+            throw new ProblemException(ProblemType.TOKEN_INVALID, "send the purchase token as Authorization: Bearer "
+                    + "<token>");
+        }
+        try {
+            return verifier.verify(authorization.substring(BEARER.length()).trim());
+        } catch (TokenCodec.Refused refused) {
+            outcomes.rejected();
+            throw new ProblemException(refused.refusal() == TokenCodec.Refusal.EXPIRED ? ProblemType.TOKEN_EXPIRED
+                    : ProblemType.TOKEN_INVALID, refused.getMessage());
+        }
+    }
+
+    private OrderAnswer redeem(PurchaseToken token, boolean maySettle) {
+        String item = token.itemCode();
+        TokenHolds.Redeem step;
+        try {
+            step = holds.startOrdering(item, token.id());
+        } catch (ProblemException redisDown) {
+            outcomes.failed();
+            throw redisDown;
+        }
+        if (step instanceof TokenHolds.Redeem.Started started) {
+            return write(token, started);
+        }
+        if (step instanceof TokenHolds.Redeem.Absent absent) {
+            var first = firstOrder(token);
+            if (first.isEmpty() && absent.generation().isEmpty()) {
+                // Redis lost the item's keys (a restart without persistence): its holds with them, so the rebuild
+                // gives their units back to the stock; the token is answered once it is done
+                throw rebuilding(item);
+            }
+            return first.orElseThrow(() -> gone(token, absent.generation()));
+        }
+        if (step instanceof TokenHolds.Redeem.Ordering ordering) {
+            if (maySettle && ordering.nowMillis() - ordering.attemptMillis() > settleAfterMillis
+                    && settlement.settle(item, Map.of(token.id(), ordering.attempt()))) {
+                return redeem(token, false);
+            }
+            outcomes.failed();
+            throw new ProblemException(ProblemType.TOKEN_IN_USE, "an order with this token is being written; retry "
+                    + "shortly, the same token tells how it ended").with("orderCode", token.id());
+        }
+        if (step instanceof TokenHolds.Redeem.Expired) {
+            outcomes.rejected();
+            throw new ProblemException(ProblemType.TOKEN_EXPIRED, "the token expired; its units come back to the "
+                    + "stock");
+        }
+        if (step instanceof TokenHolds.Redeem.Void) {
+            outcomes.rejected();
+            throw voided(token);
+        }
+        throw rebuilding(item);
+    }
+
+    private ProblemException rebuilding(String item) {
+        reloads.heal(item);
+        outcomes.failed();
+        return new ProblemException(ProblemType.STOCK_RELOADING, "the stock of item " + item + " is being rebuilt "
+                + "from the orders; nothing was sold: retry shortly with the same token");
+    }
+
+    private OrderAnswer write(PurchaseToken token, TokenHolds.Redeem.Started started) {
+        String item = token.itemCode();
+        var written = orders.write(token.id(), item, token.userId(), token.quantity(), started.generation(),
+                started.loadEpoch(), started.remaining());
+        if (written instanceof OrderWrites.Written.Committed committed) {
+            release(token);
+            outcomes.accepted();
+            return committed.answer();
+        }
+        if (written instanceof OrderWrites.Written.Duplicate) {
+            // its order was written by an earlier attempt whose hold Redis kept (a stale copy of Redis)
+            release(token);
+            return firstOrder(token).orElseThrow(() -> new IllegalStateException("order " + token.id()
+                    + " is a duplicate and not in the database"));
+        }
+        if (written instanceof OrderWrites.Written.Unknown unknown) {
+            // the hold stays ordering: TokenSettlement recounts the item after settle-after, which fences a late
+            // commit out, and makes the token usable again if its order is not there
+            outcomes.failed();
+            throw (RuntimeException) unknown.cause();
+        }
+        retry(token, started.attempt());
+        outcomes.failed();
+        if (written instanceof OrderWrites.Written.Fenced) {
+            // a rebuild since the hold went ordering counted it as a hold, not an order: it is the token's again
+            reloads.heal(item);
+            throw new ProblemException(ProblemType.STOCK_RELOADING, "the stock of item " + item + " was rebuilt "
+                    + "while the order was written; nothing was sold: retry shortly with the same token");
+        }
+        throw ((OrderWrites.Written.NotWritten) written).cause();
+    }
+
+    private void release(PurchaseToken token) {
+        try {
+            holds.written(token.itemCode(), token.id());
+        } catch (ProblemException redisDown) {
+            // the hold stays ordering; its settlement finds the order and deletes it (a rebuild before that does too)
+            log.warn("order {} of item {} written, but its token's hold was not deleted ({}); it is settled later",
+                    token.id(), token.itemCode(), redisDown.toString());
+        }
+    }
+
+    private void retry(PurchaseToken token, String attempt) {
+        try {
+            holds.retry(token.itemCode(), token.id(), attempt);
+        } catch (ProblemException redisDown) {
+            log.warn("order {} of item {} not written, and its token's hold stays ordering ({}); it is settled later",
+                    token.id(), token.itemCode(), redisDown.toString());
+        }
+    }
+
+    private Optional<OrderAnswer> firstOrder(PurchaseToken token) {
+        try {
+            return orders.find(token.id());
+        } catch (DataAccessException e) {
+            outcomes.failed();
+            throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the token's order", e);
+        }
+    }
+
+    private ProblemException gone(PurchaseToken token, String generation) {
+        outcomes.rejected();
+        if (!generation.equals(Long.toString(token.generation()))) {
+            return voided(token);
+        }
+        return new ProblemException(ProblemType.TOKEN_RELEASED, "the token was not used before it expired; its units "
+                + "came back to the stock").with("itemCode", token.itemCode());
+    }
+
+    private static ProblemException voided(PurchaseToken token) {
+        return new ProblemException(ProblemType.TOKEN_VOID, "the stock of item " + token.itemCode() + " was reset "
+                + "since the token was issued (generation " + token.generation() + ")")
+                .with("itemCode", token.itemCode());
+    }
+}
