@@ -10,30 +10,26 @@ import org.springframework.dao.DataIntegrityViolationException;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-/** The group commit against a fake database, which records each transaction and fails the ones it is told to. */
+/**
+ * The group commit against a {@link FakeBatchWriter}, which records each transaction and fails the ones it is
+ * told to.
+ */
 class GroupCommitTest {
 
-    private final FakeDatabase database = new FakeDatabase();
+    private final FakeBatchWriter database = new FakeBatchWriter();
     private final ExecutorService requests = Executors.newCachedThreadPool();
 
     @AfterEach
@@ -179,77 +175,5 @@ class GroupCommitTest {
     private static PlacedOrder order(String code) {
         return new PlacedOrder(code, UUID.randomUUID(), new OrderCommand("item", "user", 1, null), 1, 0, 9,
                 Instant.EPOCH);
-    }
-
-    /**
-     * Writes a batch all or nothing, like the database: a batch holding an order it was told to reject throws
-     * that order's failure and writes nothing; fenced orders are left out. It can hold its first transaction
-     * open, so that orders queue behind it.
-     */
-    private static final class FakeDatabase implements BatchWriter {
-        private final List<List<String>> committed = new CopyOnWriteArrayList<>();
-        private final Set<String> fenced = new HashSet<>();
-        private final Map<String, Function<String, RuntimeException>> rejected = new ConcurrentHashMap<>();
-        private final CountDownLatch held = new CountDownLatch(1);
-        private final CountDownLatch released = new CountDownLatch(1);
-        private volatile boolean holdFirst;
-        private volatile int attempts;
-
-        @Override
-        public Set<String> write(List<PendingOrder> batch) {
-            attempts++;
-            if (holdFirst) {
-                holdFirst = false;
-                held.countDown();
-                try {
-                    released.await(5, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            var codes = batch.stream().map(PendingOrder::orderCode).toList();
-            for (String code : codes) {
-                if (rejected.containsKey(code)) {
-                    throw rejected.get(code).apply(code);
-                }
-            }
-            var written = new ArrayList<String>();
-            var refused = new HashSet<String>();
-            for (String code : codes) {
-                (fenced.contains(code) ? refused : written).add(code);
-            }
-            if (!written.isEmpty()) {
-                committed.add(List.copyOf(written));
-            }
-            return refused;
-        }
-
-        void holdFirst() {
-            holdFirst = true;
-        }
-
-        void awaitHeld() throws InterruptedException {
-            assertThat(held.await(5, TimeUnit.SECONDS)).as("first transaction begun").isTrue();
-        }
-
-        void release() {
-            released.countDown();
-        }
-
-        void fence(String code) {
-            fenced.add(code);
-        }
-
-        void reject(String code, Function<String, RuntimeException> failure) {
-            rejected.put(code, failure);
-        }
-
-        List<List<String>> committed() {
-            return committed;
-        }
-
-        int attempts() {
-            return attempts;
-        }
     }
 }

@@ -1,0 +1,513 @@
+package io.flashstock.order.placement;
+
+import io.flashstock.contract.OutboxStatus;
+import io.flashstock.order.stock.Gate;
+import io.flashstock.order.stock.StockItems;
+import io.flashstock.order.stock.StockReload;
+import io.flashstock.order.web.ProblemException;
+import io.flashstock.order.web.ProblemType;
+import io.flashstock.warmup.WarmupProperties;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.mockito.ArgumentCaptor;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisConnectionFailureException;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.ArgumentMatchers.argThat;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.inOrder;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.verifyNoInteractions;
+import static org.mockito.Mockito.when;
+
+/**
+ * The Redis gate's placement of an order, with Redis and the database faked: the gate, the order rows, the items,
+ * the reloads and the orders in doubt are mocks; the group commit is real, over a {@link FakeBatchWriter}; the
+ * breaker and the meters are real. Each case pins the answer and the one {@code flashstock.orders} counter it
+ * moves (or that it moves none), as they are today.
+ */
+class PlaceOrderTest {
+
+    private static final Instant NOW = Instant.parse("2026-11-24T01:00:00Z");
+    private static final String ITEM = "sneaker";
+    private static final String WARMUP_ITEM = "warmup-jit";
+    private static final String KEY = "key-1";
+
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    private final FakeBatchWriter database = new FakeBatchWriter();
+    private final StockGate gate = mock(StockGate.class);
+    private final OrderRows rows = mock(OrderRows.class);
+    private final InDoubtOrders inDoubt = mock(InDoubtOrders.class);
+    private final StockItems items = mock(StockItems.class);
+    private final StockReload reloads = mock(StockReload.class);
+    private final DatabaseBreaker breaker = new DatabaseBreaker(TestSettings.defaults(), meters);
+    private final PlaceOrder placeOrder = new PlaceOrder(gate,
+            new GroupCommit(database, TestSettings.defaults(), meters), rows, inDoubt, breaker, items, reloads,
+            new OrderMetrics(meters), Clock.fixed(NOW, ZoneOffset.UTC),
+            new WarmupProperties(true, 200, 4, Duration.ofSeconds(2), Duration.ofSeconds(20), WARMUP_ITEM,
+                    "/order/stock/limit"),
+            TestSettings.defaults());
+
+    @Test
+    void anOrderTheGateTakesIsWrittenAndAccepted() {
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.Taken(8, 3, 5));
+        var command = order("alice", 2, null);
+
+        var outcome = placeOrder.place(command);
+
+        String orderCode = takenOrderCode(command);
+        assertThat(outcome).isEqualTo(new Outcome.Accepted(new OrderAnswer(orderCode, ITEM, 2, 8)));
+        assertThat(database.written()).singleElement().satisfies(written -> {
+            assertThat(written.status()).isEqualTo(OutboxStatus.NEW);
+            assertThat(written.order()).extracting(PlacedOrder::orderCode, PlacedOrder::command,
+                    PlacedOrder::generation, PlacedOrder::loadEpoch, PlacedOrder::remaining, PlacedOrder::createdAt)
+                    .containsExactly(orderCode, command, 3L, 5L, 8L, NOW);
+        });
+        assertThat(counted()).isEqualTo(Map.of("redis accepted", 1.0));
+        verify(gate, never()).giveBack(any());
+    }
+
+    @Test
+    void anOrderForTheWarmUpItemWritesItsOutboxRowAsWarmUp() {
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.Taken(8, 3, 5));
+
+        var outcome = placeOrder.place(new OrderCommand(WARMUP_ITEM, "warmup", 1, null));
+
+        assertThat(outcome).isInstanceOf(Outcome.Accepted.class);
+        assertThat(database.written()).singleElement()
+                .satisfies(written -> assertThat(written.status()).isEqualTo(OutboxStatus.WARMUP));
+        assertThat(counted()).isEqualTo(Map.of("redis accepted", 1.0));
+    }
+
+    @Test
+    void aSoldOutItemIsAnsweredWithWhatIsLeftAndNothingWritten() {
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.SoldOut(1));
+
+        assertThat(placeOrder.place(order("alice", 2, null))).isEqualTo(new Outcome.SoldOut(1));
+
+        assertThat(database.attempts()).isZero();
+        assertThat(counted()).isEqualTo(Map.of("redis sold_out", 1.0));
+    }
+
+    @Test
+    void aUserPastThePerUserLimitIsAnsweredWithWhatTheyBought() {
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.LimitReached(4, 5));
+
+        assertThat(placeOrder.place(order("alice", 2, null))).isEqualTo(new Outcome.LimitReached(4, 5));
+
+        assertThat(database.attempts()).isZero();
+        assertThat(counted()).isEqualTo(Map.of("redis limit_reached", 1.0));
+    }
+
+    @Test
+    void anItemTheGateSaysIsSoldThroughAnotherGateIsAnsweredWithThatGate() {
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.WrongGate(Gate.QUEUE));
+
+        assertThat(placeOrder.place(order("alice", 2, null))).isEqualTo(new Outcome.WrongGate(Gate.QUEUE));
+
+        assertThat(database.attempts()).isZero();
+        assertThat(counted()).isEqualTo(Map.of("redis wrong_gate", 1.0));
+    }
+
+    @Test
+    void anItemWithNoCounterAndNoStockIsUnknown() {
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.Unknown());
+        when(items.gate(ITEM)).thenReturn(Optional.empty());
+
+        assertThat(placeOrder.place(order("alice", 2, null))).isEqualTo(new Outcome.UnknownItem());
+
+        verify(reloads, never()).heal(anyString());
+        assertThat(counted()).isEqualTo(Map.of("redis unknown_item", 1.0));
+    }
+
+    @Test
+    void anItemWithNoCounterWhoseGateIsTheDatabaseIsAnsweredWithTheDbLockGate() {
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.Unknown());
+        when(items.gate(ITEM)).thenReturn(Optional.of(Gate.DB_LOCK));
+
+        assertThat(placeOrder.place(order("alice", 2, null))).isEqualTo(new Outcome.WrongGate(Gate.DB_LOCK));
+
+        verify(reloads, never()).heal(anyString());
+        assertThat(counted()).isEqualTo(Map.of("redis wrong_gate", 1.0));
+    }
+
+    @Test
+    void anItemWhoseCounterRedisLostIsRebuiltAndTheOrderRefusedWithNothingSold() {
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.Unknown());
+        when(items.gate(ITEM)).thenReturn(Optional.of(Gate.REDIS));
+
+        assertThat(placeOrder.place(order("alice", 2, null))).isEqualTo(new Outcome.StockReloading());
+
+        verify(reloads).heal(ITEM);
+        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+    }
+
+    @Test
+    void anItemThatCannotBeLookedUpIsA503() {
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.Unknown());
+        when(items.gate(ITEM)).thenThrow(new DataAccessResourceFailureException("down"));
+
+        assertThatThrownBy(() -> placeOrder.place(order("alice", 2, null)))
+                .isInstanceOfSatisfying(ProblemException.class,
+                        problem -> assertThat(problem.type()).isEqualTo(ProblemType.DATABASE_UNAVAILABLE));
+        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+    }
+
+    @Test
+    void anUntrustedCounterIsRebuiltAndTheOrderRefusedWithNothingSold() {
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.Untrusted());
+
+        assertThat(placeOrder.place(order("alice", 2, null))).isEqualTo(new Outcome.StockReloading());
+
+        verify(reloads).heal(ITEM);
+        assertThat(database.attempts()).isZero();
+        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+    }
+
+    @Test
+    void whileTheBreakerIsOpenAnOrderIsA503AndTakesNothing() {
+        openTheBreaker();
+
+        assertThatThrownBy(() -> placeOrder.place(order("alice", 2, null)))
+                .isInstanceOfSatisfying(ProblemException.class,
+                        problem -> assertThat(problem.type()).isEqualTo(ProblemType.DATABASE_UNAVAILABLE));
+        verifyNoInteractions(gate);
+        assertThat(database.attempts()).isZero();
+        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+    }
+
+    @Test
+    void aGateThatRedisCannotRunIsA503() {
+        var redisDown = new ProblemException(ProblemType.REDIS_UNAVAILABLE, "the stock gate (Redis) did not answer");
+        when(gate.take(any(), anyString())).thenThrow(redisDown);
+
+        assertThatThrownBy(() -> placeOrder.place(order("alice", 2, null))).isSameAs(redisDown);
+        assertThat(database.attempts()).isZero();
+        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+    }
+
+    @Test
+    void anOrderTheDatabaseDidNotWriteGetsItsStockBackAndIsA503() {
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.Taken(8, 3, 5));
+        when(gate.giveBack(any())).thenReturn(true);
+        database.rejectEvery(code -> new CheckedCommit.NotWritten(new DataAccessResourceFailureException("down")));
+        var command = order("alice", 2, null);
+
+        assertThatThrownBy(() -> placeOrder.place(command))
+                .isInstanceOfSatisfying(ProblemException.class,
+                        problem -> assertThat(problem.type()).isEqualTo(ProblemType.DATABASE_UNAVAILABLE));
+        String orderCode = takenOrderCode(command);
+        verify(gate).giveBack(argThat(order -> order.orderCode().equals(orderCode)));
+        assertThat(compensations()).isEqualTo(Map.of("given_back", 1.0));
+        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+        verifyNoInteractions(inDoubt);
+    }
+
+    @Test
+    void anOrderNotWrittenForAReasonOfItsOwnGetsItsStockBackAndIsABugNotA503() {
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.Taken(8, 3, 5));
+        when(gate.giveBack(any())).thenReturn(true);
+        database.rejectEvery(code -> new CheckedCommit.NotWritten(new IllegalArgumentException("no such column")));
+
+        assertThatThrownBy(() -> placeOrder.place(order("alice", 2, null)))
+                .isInstanceOf(IllegalStateException.class);
+        assertThat(compensations()).isEqualTo(Map.of("given_back", 1.0));
+        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+    }
+
+    @Test
+    void aGiveBackThatFindsNothingToReturnIsCountedAsAFailedCompensation() {
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.Taken(8, 3, 5));
+        when(gate.giveBack(any())).thenReturn(false);
+        database.rejectEvery(code -> new CheckedCommit.NotWritten(new DataAccessResourceFailureException("down")));
+
+        assertThatThrownBy(() -> placeOrder.place(order("alice", 2, null))).isInstanceOf(ProblemException.class);
+
+        assertThat(compensations()).isEqualTo(Map.of("failed", 1.0));
+        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+    }
+
+    @Test
+    void aGiveBackThatRedisCannotRunIsCountedAsAFailedCompensationAndTheAnswerIsStillA503() {
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.Taken(8, 3, 5));
+        when(gate.giveBack(any())).thenThrow(new RedisConnectionFailureException("redis down"));
+        database.rejectEvery(code -> new CheckedCommit.NotWritten(new DataAccessResourceFailureException("down")));
+
+        assertThatThrownBy(() -> placeOrder.place(order("alice", 2, null)))
+                .isInstanceOfSatisfying(ProblemException.class,
+                        problem -> assertThat(problem.type()).isEqualTo(ProblemType.DATABASE_UNAVAILABLE));
+        assertThat(compensations()).isEqualTo(Map.of("failed", 1.0));
+        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+    }
+
+    @Test
+    void aRetryWhoseKeyRedisForgotIsAnsweredFromTheDatabaseWithTheFirstOrder() {
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.Taken(8, 3, 5));
+        when(gate.giveBack(any())).thenReturn(true);
+        database.rejectEvery(code -> new CheckedCommit.NotWritten(new DuplicateKeyException("uk_item_key")));
+        var first = new FirstAnswer(orderCodeMadeAt(NOW.minus(Duration.ofDays(2))), 2, 7, 3, "alice");
+        when(rows.firstWithKey(ITEM, KEY)).thenReturn(Optional.of(first));
+
+        var outcome = placeOrder.place(order("alice", 2, KEY));
+
+        assertThat(outcome).isEqualTo(new Outcome.Accepted(new OrderAnswer(first.orderCode(), ITEM, 2, 7)));
+        verify(gate).giveBack(any());
+        assertThat(compensations()).isEqualTo(Map.of("given_back", 1.0));
+        assertThat(counted()).as("counted when the first order was written").isEmpty();
+    }
+
+    @Test
+    void aRetryWhoseKeyRedisForgotAndTheDatabaseHasForAnotherOrderIsAKeyReused() {
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.Taken(8, 3, 5));
+        when(gate.giveBack(any())).thenReturn(true);
+        database.rejectEvery(code -> new CheckedCommit.NotWritten(new DuplicateKeyException("uk_item_key")));
+        var first = new FirstAnswer(orderCodeMadeAt(NOW.minus(Duration.ofDays(2))), 2, 7, 3, "bob");
+        when(rows.firstWithKey(ITEM, KEY)).thenReturn(Optional.of(first));
+
+        assertThat(placeOrder.place(order("alice", 2, KEY))).isEqualTo(new Outcome.KeyReused());
+
+        assertThat(compensations()).isEqualTo(Map.of("given_back", 1.0));
+        assertThat(counted()).isEqualTo(Map.of("redis rejected", 1.0));
+    }
+
+    @Test
+    void aDuplicateKeyWithoutAnIdempotencyKeyIsA503() {
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.Taken(8, 3, 5));
+        when(gate.giveBack(any())).thenReturn(true);
+        database.rejectEvery(code -> new CheckedCommit.NotWritten(new DuplicateKeyException("pk_order_code")));
+
+        assertThatThrownBy(() -> placeOrder.place(order("alice", 2, null)))
+                .isInstanceOfSatisfying(ProblemException.class,
+                        problem -> assertThat(problem.type()).isEqualTo(ProblemType.DATABASE_UNAVAILABLE));
+        verifyNoInteractions(rows);
+        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+    }
+
+    @Test
+    void anOrderWhoseCommitCouldNotBeConfirmedKeepsItsStockInDoubtAndIsAnsweredOutcomeUnknown() {
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.Taken(8, 3, 5));
+        database.rejectEvery(code -> new CheckedCommit.OutcomeUnknown(new DataAccessResourceFailureException("lost")));
+        var command = order("alice", 2, KEY);
+
+        assertThatThrownBy(() -> placeOrder.place(command)).isInstanceOfSatisfying(ProblemException.class, problem -> {
+            assertThat(problem.type()).isEqualTo(ProblemType.ORDER_OUTCOME_UNKNOWN);
+            assertThat(problem.properties()).containsEntry("orderCode", takenOrderCode(command));
+        });
+        String orderCode = takenOrderCode(command);
+        verify(inDoubt).hold(argThat(order -> order.orderCode().equals(orderCode) && order.command().equals(command)));
+        verify(gate, never()).giveBack(any());
+        assertThat(compensations()).isEmpty();
+        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+    }
+
+    @Test
+    void anOrderFencedOutByARebuildGetsItsStockBackAndIsRefusedWhileTheItemIsRebuilt() {
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.Taken(8, 3, 5));
+        when(gate.giveBack(any())).thenReturn(true);
+        database.fenceEvery();
+        var command = order("alice", 2, null);
+
+        assertThat(placeOrder.place(command)).isEqualTo(new Outcome.StockReloading());
+
+        String orderCode = takenOrderCode(command);
+        verify(gate).giveBack(argThat(order -> order.orderCode().equals(orderCode)));
+        verify(reloads).heal(ITEM);
+        assertThat(database.written()).isEmpty();
+        assertThat(compensations()).isEqualTo(Map.of("given_back", 1.0));
+        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+    }
+
+    @Test
+    void aReplayOfACommittedOrderIsAnsweredWithTheFirstAnswerAndNotCountedAgain() {
+        var first = new FirstAnswer(orderCodeMadeAt(NOW.minusSeconds(1)), 2, 7, 3, "alice");
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.Replay(first));
+        when(rows.contains(first.orderCode())).thenReturn(true);
+
+        var outcome = placeOrder.place(order("alice", 2, KEY));
+
+        assertThat(outcome).isEqualTo(new Outcome.Accepted(new OrderAnswer(first.orderCode(), ITEM, 2, 7)));
+        assertThat(database.attempts()).isZero();
+        assertThat(counted()).isEmpty();
+    }
+
+    @Test
+    void aReplayForAnotherUserOrQuantityIsAKeyReused() {
+        var first = new FirstAnswer(orderCodeMadeAt(NOW.minusSeconds(1)), 2, 7, 3, "alice");
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.Replay(first));
+
+        assertThat(placeOrder.place(order("alice", 3, KEY))).isEqualTo(new Outcome.KeyReused());
+
+        verifyNoInteractions(rows);
+        assertThat(counted()).isEqualTo(Map.of("redis rejected", 1.0));
+    }
+
+    @Test
+    void aReplayWhoseFirstOrderIsNotCommittedYetIsInProgress() {
+        var first = new FirstAnswer(orderCodeMadeAt(NOW.minusSeconds(1)), 2, 7, 3, "alice");
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.Replay(first));
+        when(rows.contains(first.orderCode())).thenReturn(false);
+
+        assertThat(placeOrder.place(order("alice", 2, KEY))).isEqualTo(new Outcome.ReplayInProgress(first.orderCode()));
+
+        verify(gate, never()).mayStillAct(anyString(), anyString());
+        verifyNoInteractions(reloads);
+        assertThat(counted()).isEmpty();
+    }
+
+    @Test
+    void aReplayWhoseFirstOrderCannotBeLookedUpIsA503() {
+        var first = new FirstAnswer(orderCodeMadeAt(NOW.minusSeconds(1)), 2, 7, 3, "alice");
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.Replay(first));
+        when(rows.contains(first.orderCode())).thenThrow(new QueryTimeoutException("slow"));
+
+        assertThatThrownBy(() -> placeOrder.place(order("alice", 2, KEY)))
+                .isInstanceOfSatisfying(ProblemException.class,
+                        problem -> assertThat(problem.type()).isEqualTo(ProblemType.DATABASE_UNAVAILABLE));
+        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+    }
+
+    @Test
+    void aReplayOfAnAbandonedAttemptRecountsTheItemForgetsTheKeyAndIsServedAsANewOrder() {
+        var first = new FirstAnswer(orderCodeMadeAt(abandonedMoment()), 2, 7, 3, "alice");
+        when(gate.take(any(), anyString()))
+                .thenReturn(new GateResult.Replay(first))
+                .thenReturn(new GateResult.Taken(6, 4, 9));
+        when(rows.contains(first.orderCode())).thenReturn(false);
+        when(gate.mayStillAct(ITEM, first.orderCode())).thenReturn(false);
+        when(reloads.recountNow(ITEM)).thenReturn(true);
+        var command = order("alice", 2, KEY);
+        when(gate.forgetAbandoned(command, first)).thenReturn(true);
+
+        var outcome = placeOrder.place(command);
+
+        var calls = inOrder(gate, reloads);
+        calls.verify(gate).take(eq(command), anyString());
+        calls.verify(gate).mayStillAct(ITEM, first.orderCode());
+        calls.verify(reloads).recountNow(ITEM);
+        calls.verify(gate).forgetAbandoned(command, first);
+        calls.verify(gate).take(eq(command), anyString());
+        assertThat(outcome).isInstanceOfSatisfying(Outcome.Accepted.class, accepted -> {
+            assertThat(accepted.answer().orderCode()).isNotEqualTo(first.orderCode());
+            assertThat(accepted.answer().remaining()).isEqualTo(6);
+        });
+        assertThat(database.written()).hasSize(1);
+        assertThat(counted()).isEqualTo(Map.of("redis accepted", 1.0));
+    }
+
+    @Test
+    void aReplayOfAnAbandonedAttemptThatMayStillActStaysInProgress() {
+        var first = new FirstAnswer(orderCodeMadeAt(abandonedMoment()), 2, 7, 3, "alice");
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.Replay(first));
+        when(rows.contains(first.orderCode())).thenReturn(false);
+        when(gate.mayStillAct(ITEM, first.orderCode())).thenReturn(true);
+
+        assertThat(placeOrder.place(order("alice", 2, KEY))).isEqualTo(new Outcome.ReplayInProgress(first.orderCode()));
+
+        verifyNoInteractions(reloads);
+        verify(gate, times(1)).take(any(), anyString());
+        assertThat(counted()).isEmpty();
+    }
+
+    @Test
+    void aReplayOfAnAbandonedAttemptWhoseItemCannotBeRecountedStaysInProgress() {
+        var first = new FirstAnswer(orderCodeMadeAt(abandonedMoment()), 2, 7, 3, "alice");
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.Replay(first));
+        when(rows.contains(first.orderCode())).thenReturn(false);
+        when(gate.mayStillAct(ITEM, first.orderCode())).thenReturn(false);
+        when(reloads.recountNow(ITEM)).thenReturn(false);
+
+        assertThat(placeOrder.place(order("alice", 2, KEY))).isEqualTo(new Outcome.ReplayInProgress(first.orderCode()));
+
+        verify(gate, never()).forgetAbandoned(any(), any());
+        assertThat(counted()).isEmpty();
+    }
+
+    /**
+     * A known gap, kept as it is until outcomes are counted in one place (issue 20, item 2), which will count it
+     * as failed: then this test changes on purpose.
+     */
+    @Test
+    void aRedisFailureWhileSettlingAnAbandonedAttemptIsCountedNowhereToday() {
+        var first = new FirstAnswer(orderCodeMadeAt(abandonedMoment()), 2, 7, 3, "alice");
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.Replay(first));
+        when(rows.contains(first.orderCode())).thenReturn(false);
+        var redisDown = new RedisConnectionFailureException("redis down");
+        when(gate.mayStillAct(ITEM, first.orderCode())).thenThrow(redisDown);
+
+        assertThatThrownBy(() -> placeOrder.place(order("alice", 2, KEY))).isSameAs(redisDown);
+        assertThat(counted()).isEmpty();
+    }
+
+    private static OrderCommand order(String userId, int quantity, String idempotencyKey) {
+        return new OrderCommand(ITEM, userId, quantity, idempotencyKey);
+    }
+
+    /** The order code the placement made for {@code command} and handed to the gate. */
+    private String takenOrderCode(OrderCommand command) {
+        var orderCode = ArgumentCaptor.forClass(String.class);
+        verify(gate).take(eq(command), orderCode.capture());
+        return orderCode.getValue();
+    }
+
+    /** A moment just past the time in which a first attempt made then could still write or give back. */
+    private static Instant abandonedMoment() {
+        return NOW.minus(TestSettings.ABANDONED_AFTER).minusMillis(1);
+    }
+
+    /** An order code as the placement makes it (a UUIDv7), made at {@code at}. */
+    private static String orderCodeMadeAt(Instant at) {
+        return new UUID((at.toEpochMilli() << 16) | 0x7000L, 0x8000_0000_0000_0001L).toString();
+    }
+
+    /** The {@code flashstock.orders} counters that moved, as "gate outcome" to count. */
+    private Map<String, Double> counted() {
+        var moved = new TreeMap<String, Double>();
+        for (Counter counter : meters.find("flashstock.orders").counters()) {
+            if (counter.count() != 0) {
+                moved.put(counter.getId().getTag("gate") + " " + counter.getId().getTag("outcome"), counter.count());
+            }
+        }
+        return moved;
+    }
+
+    /** The {@code flashstock.order.compensations} counters that moved, by result. */
+    private Map<String, Double> compensations() {
+        var moved = new TreeMap<String, Double>();
+        for (Counter counter : meters.find("flashstock.order.compensations").counters()) {
+            if (counter.count() != 0) {
+                moved.put(counter.getId().getTag("result"), counter.count());
+            }
+        }
+        return moved;
+    }
+
+    private void openTheBreaker() {
+        try {
+            breaker.write(() -> {
+                throw new DataAccessResourceFailureException("down");
+            });
+        } catch (DataAccessResourceFailureException expected) {
+            // the one write of the window failed: the breaker is open
+        }
+        assertThat(breaker.admits()).isFalse();
+    }
+}
