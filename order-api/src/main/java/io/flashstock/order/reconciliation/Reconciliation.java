@@ -66,13 +66,15 @@ public class Reconciliation {
 
     /** The report for one item, or for every item with a baseline when {@code itemCode} is empty. */
     public ReconciliationReport report(Optional<String> itemCode) {
-        List<Baseline> baselines = baselines(itemCode);
-        Map<String, OrderTotals> totals = orderTotals(itemCode);
+        // the drain first, the items after it: a report that says drained shows each item as it was once drained,
+        // never an item read before the relay and the consumer caught up
         KafkaPosition position = kafka.read();
-        StockLedger ledger = stockLedger();
         long unsentEverywhere = orders.sql("SELECT COUNT(*) FROM outbox_event WHERE status = ?")
                 .param(OutboxStatus.NEW.name()).query(Long.class).single();
         boolean drained = unsentEverywhere == 0 && position.lag() == 0;
+        List<Baseline> baselines = baselines(itemCode);
+        Map<String, OrderTotals> totals = orderTotals(itemCode);
+        StockLedger ledger = stockLedger();
 
         List<ItemReconciliation> items = new ArrayList<>();
         for (Baseline b : baselines) {

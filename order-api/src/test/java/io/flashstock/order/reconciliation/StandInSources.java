@@ -34,13 +34,19 @@ final class StandInSources {
     /** The report of one item, with stock-consumer reporting its generation 1 with {@code quantity} left. */
     static ReconciliationReport report(JdbcClient jdbc, StringRedisTemplate redis, String item, long stockQuantity,
                                        long eventsApplied) {
+        return report(jdbc, redis, item, stockQuantity, eventsApplied, () -> { });
+    }
+
+    /** The same, with {@code whileReadingKafka} run as the report reads the topic's positions. */
+    static ReconciliationReport report(JdbcClient jdbc, StringRedisTemplate redis, String item, long stockQuantity,
+                                       long eventsApplied, Runnable whileReadingKafka) {
         var builder = RestClient.builder().baseUrl(STOCK_CONSUMER);
         MockRestServiceServer.bindTo(builder).build()
                 .expect(requestTo(STOCK_CONSUMER + "/stock/items"))
                 .andRespond(withSuccess("[{\"itemCode\":\"" + item + "\",\"generation\":1,\"baseline\":10,"
                         + "\"quantity\":" + stockQuantity + ",\"eventsApplied\":" + eventsApplied
                         + ",\"anomalies\":0}]", MediaType.APPLICATION_JSON));
-        var reconciliation = new Reconciliation(jdbc, redis, new ConsumedKafka(), builder.build(), Clock.systemUTC(),
+        var reconciliation = new Reconciliation(jdbc, redis, new ConsumedKafka(whileReadingKafka), builder.build(), Clock.systemUTC(),
                 new WaitingRoomFigures(redis), null);
         var report = reconciliation.report(Optional.of(item));
         assertThat(report.items()).hasSize(1);
@@ -50,13 +56,17 @@ final class StandInSources {
     /** A stock topic whose every record the consumer group has committed. */
     private static final class ConsumedKafka extends KafkaPositions {
 
-        ConsumedKafka() {
+        private final Runnable whileReading;
+
+        ConsumedKafka(Runnable whileReading) {
             super(null, new ReconciliationSettings(URI.create(STOCK_CONSUMER), "unused:9092", "stock-events",
                     "stock-consumer", Duration.ofSeconds(1)));
+            this.whileReading = whileReading;
         }
 
         @Override
         KafkaPosition read() {
+            whileReading.run();
             var partitions = IntStream.range(0, PARTITIONS)
                     .mapToObj(p -> new PartitionPosition(p, 7, 7, 0)).toList();
             return new KafkaPosition("stock-events", "stock-consumer", 21, 21, 0, 0, partitions);
