@@ -350,6 +350,43 @@ class QueueWaitingRoomIT extends OrderApiIntegrationTest {
         assertThat(reconciled.path("redisRemaining").asLong()).isEqualTo(3);
     }
 
+    @Test
+    void anItemLeavesTheTickedItemsOnceSoldOutWithNothingWaiting() {
+        String item = uniqueItem("q-unlist");
+        setStock(item, 1, null, Gate.QUEUE);
+        String ann = enter(item, "ann", 1).json().path("ticket").asString();
+        String ben = enter(item, "ben", 1).json().path("ticket").asString();
+        assertThat(listed(item)).as("an entry lists the item").isTrue();
+        awaitStatus(ann, "ADMITTED");
+        assertThat(orderWith(ann, item, "ann", 1).status()).isEqualTo(200);
+
+        // ben is dropped as sold out; then nothing waits and no admission is unused: nothing left to tick
+        await().atMost(DEADLINE).pollInterval(Duration.ofMillis(20)).until(() -> !listed(item));
+        assertThat(poll(ben).json().path("status").asString()).isEqualTo("SOLD_OUT");
+        assertThat(orderedQuantity(item)).isEqualTo(1);
+    }
+
+    @Test
+    void anItemResetToAnotherGateLeavesTheTickedItemsAndAnEntryListsItAgain() {
+        String item = uniqueItem("q-regate");
+        setStock(item, 5, null, Gate.QUEUE);
+        enter(item, "ann", 1);
+        assertThat(listed(item)).isTrue();
+
+        setStock(item, 5, null, Gate.REDIS);
+        await().atMost(DEADLINE).pollInterval(Duration.ofMillis(20)).until(() -> !listed(item));
+
+        setStock(item, 5, null, Gate.QUEUE);
+        var entered = enter(item, "ben", 1);
+        assertThat(entered.status()).as("%s", entered).isEqualTo(201);
+        assertThat(listed(item)).as("the next entry lists it again").isTrue();
+        awaitStatus(entered.json().path("ticket").asString(), "ADMITTED");
+    }
+
+    private boolean listed(String item) {
+        return redis.opsForZSet().score(QueueKeys.ITEMS, item) != null;
+    }
+
     private ApiClient.Answer enter(String item, String user, int quantity) {
         return api().post(OrderController.QUEUE_PATH, ApiClient.orderJson(item, user, quantity));
     }
