@@ -81,4 +81,9 @@ if admitted > 0 or expired > 0 then
   redis.call('SET', unitsKey, tostring(units), 'PX', ARGV[4])
   redis.call('PEXPIRE', admittedKey, ARGV[4])
 end
+if admitted > 0 then
+  -- the users hash (one ticket per user) lives as long as the tickets it names: an admission extends its ticket,
+  -- so it extends the hash too, or the user could enter again once the hash expired under a live ticket
+  redis.call('PEXPIRE', queue .. ':users', ARGV[4])
+end
 return {'DONE', tostring(admitted), tostring(expired), tostring(redis.call('ZCARD', waitingKey)), tostring(units)}
