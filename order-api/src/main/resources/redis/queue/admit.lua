@@ -1,23 +1,32 @@
 -- One tick of an item's waiting room: expires the unused admissions that ended, then admits waiting tickets
 -- first come, first served, never more units than the counter holds minus those of the unused admissions.
 -- Runs once per tick across every order-api: the tick's lock (SET NX PX) is taken here, or nothing is done.
+-- An item with nothing to tick is answered without a write, so that the scheduler stops ticking it (it unlists
+-- it from queue:items, which the next entry lists it in again).
 -- KEYS[1] stock:{item}   KEYS[2] stock:{item}:gen   KEYS[3] stock:{item}:in-doubt   KEYS[4] stock:{item}:gate
 -- ARGV[1] most admissions per tick   ARGV[2] the tick's lock (ms)   ARGV[3] admission TTL (ms)
 -- ARGV[4] ticket TTL (ms)   ARGV[5] most tickets dropped (sold out for them, or gone) per tick
--- Returns {'BUSY'} (another order-api has this tick, or the item is no waiting room now)
+-- Returns {'GONE'} (the item's gate is no longer queue: reset to another gate, or its keys are gone)
+--       | {'IDLE'} (nobody waits and no admission is unused)   | {'BUSY'} (another order-api has this tick)
 --       | {'DONE', admitted, expired, still waiting, units of unused admissions}
+if (redis.call('GET', KEYS[4]) or 'redis') ~= 'queue' then
+  return {'GONE'}
+end
 local generation = redis.call('GET', KEYS[2])
-if not generation or (redis.call('GET', KEYS[4]) or 'redis') ~= 'queue' then
+if not generation then
   return {'BUSY'}
 end
 local queue = queue_of(KEYS[1], generation)
+local waitingKey = queue .. ':waiting'
+local admittedKey = queue .. ':admitted'
+local unitsKey = queue .. ':admitted-units'
+if redis.call('ZCARD', waitingKey) == 0 and redis.call('ZCARD', admittedKey) == 0 then
+  return {'IDLE'}
+end
 if not redis.call('SET', queue .. ':tick', '1', 'NX', 'PX', ARGV[2]) then
   return {'BUSY'}
 end
 local now = now_ms()
-local waitingKey = queue .. ':waiting'
-local admittedKey = queue .. ':admitted'
-local unitsKey = queue .. ':admitted-units'
 local units = tonumber(redis.call('GET', unitsKey) or '0')
 
 local expired = 0
@@ -71,5 +80,10 @@ end
 if admitted > 0 or expired > 0 then
   redis.call('SET', unitsKey, tostring(units), 'PX', ARGV[4])
   redis.call('PEXPIRE', admittedKey, ARGV[4])
+end
+if admitted > 0 then
+  -- the users hash (one ticket per user) lives as long as the tickets it names: an admission extends its ticket,
+  -- so it extends the hash too, or the user could enter again once the hash expired under a live ticket
+  redis.call('PEXPIRE', queue .. ':users', ARGV[4])
 end
 return {'DONE', tostring(admitted), tostring(expired), tostring(redis.call('ZCARD', waitingKey)), tostring(units)}

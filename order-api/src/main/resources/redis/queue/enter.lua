@@ -17,8 +17,12 @@ local queue = queue_of(KEYS[1], generation)
 local users = queue .. ':users'
 local held = redis.call('HGET', users, ARGV[1])
 if held then
-  -- an unused admission that expired gives its user a place at the back; any other ticket is still theirs
-  local state = redis.call('HGET', ticket_key(KEYS[1], held), 'state')
+  -- an unused admission that expired gives its user a place at the back; any other ticket is still theirs. An
+  -- admission past its end counts as expired before a tick says so: an item nobody waits for is not ticked
+  local state, admittedUntil = unpack(redis.call('HMGET', ticket_key(KEYS[1], held), 'state', 'until'))
+  if state == 'ADMITTED' and tonumber(admittedUntil) <= now_ms() then
+    state = 'EXPIRED'
+  end
   if state and state ~= 'EXPIRED' then
     return {'ALREADY_QUEUED', state}
   end

@@ -13,7 +13,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Every tick, for every item with a waiting room, expires the admissions that ended unused and admits the next
- * users ({@link WaitingRoom#admit}). Every order-api runs it; each item's tick runs once across them, under the
+ * users ({@link WaitingRoom#admit}); an item with nothing to tick is unlisted ({@link WaitingRoom#unlist}) until
+ * its next entry. Every order-api runs it; each item's tick runs once across them, under the
  * tick's lock in Redis. On a thread of its own, so that nothing else scheduled (the orders in doubt, which may
  * wait for the database) delays admissions.
  */
@@ -42,15 +43,24 @@ class AdmissionScheduler implements SmartLifecycle {
         try {
             for (String item : room.activeItems()) {
                 var tick = room.admit(item);
-                admitted.increment(tick.admitted());
-                expired.increment(tick.expired());
-                if (tick.admitted() > 0 || tick.expired() > 0) {
-                    log.debug("waiting room {}: {} admitted, {} expired, {} waiting, {} units held by admissions",
-                            item, tick.admitted(), tick.expired(), tick.waiting(), tick.admittedUnits());
+                if (tick.idle()) {
+                    // nothing to tick (sold out and drained, or no longer a waiting room): not ticked again
+                    // until its next entry, so that the ticks cost what is active, not what was
+                    tick = room.unlist(item);
                 }
+                record(item, tick);
             }
         } catch (RuntimeException e) {
             log.warn("waiting-room tick failed: {}", e.toString());
+        }
+    }
+
+    private void record(String item, WaitingRoom.Tick tick) {
+        admitted.increment(tick.admitted());
+        expired.increment(tick.expired());
+        if (tick.admitted() > 0 || tick.expired() > 0) {
+            log.debug("waiting room {}: {} admitted, {} expired, {} waiting, {} units held by admissions",
+                    item, tick.admitted(), tick.expired(), tick.waiting(), tick.admittedUnits());
         }
     }
 

@@ -28,8 +28,12 @@ class WaitingRoom {
                 String orderCode) {
     }
 
-    /** One tick of an item: {@code ticked} false when another order-api had the tick. */
-    record Tick(boolean ticked, int admitted, int expired, long waiting, long admittedUnits) {
+    /**
+     * One tick of an item: {@code ticked} false when another order-api had the tick, or there was nothing to tick;
+     * {@code idle} when there was nothing to tick (nobody waits and no admission is unused, or the item's gate is
+     * no longer {@code queue}): the item need not be ticked until its next entry.
+     */
+    record Tick(boolean ticked, boolean idle, int admitted, int expired, long waiting, long admittedUnits) {
     }
 
     /** At most this many tickets that can no longer be served are dropped per tick (their polls say so already). */
@@ -68,7 +72,10 @@ class WaitingRoom {
                 (String) reply.get(5));
     }
 
-    /** The items whose waiting rooms had an entry within a ticket's lifetime; older ones are forgotten. */
+    /**
+     * The items to tick: those whose waiting rooms had an entry within a ticket's lifetime (older ones are
+     * forgotten) and were not found idle since ({@link #unlist}).
+     */
     Set<String> activeItems() {
         return call(() -> {
             redis.opsForZSet().removeRangeByScore(QueueKeys.ITEMS, Double.NEGATIVE_INFINITY,
@@ -83,11 +90,37 @@ class WaitingRoom {
                 Integer.toString(settings.admitPerTick()), Long.toString(settings.tickLockMillis()),
                 Long.toString(settings.admissionTtl().toMillis()), Long.toString(settings.ticketTtl().toMillis()),
                 MOST_DROPPED_PER_TICK));
-        if (!"DONE".equals(reply.get(0))) {
-            return new Tick(false, 0, 0, 0, 0);
+        String verdict = (String) reply.get(0);
+        if (!"DONE".equals(verdict)) {
+            return new Tick(false, "IDLE".equals(verdict) || "GONE".equals(verdict), 0, 0, 0, 0);
         }
-        return new Tick(true, Integer.parseInt((String) reply.get(1)), Integer.parseInt((String) reply.get(2)),
+        return new Tick(true, false, Integer.parseInt((String) reply.get(1)), Integer.parseInt((String) reply.get(2)),
                 Long.parseLong((String) reply.get(3)), Long.parseLong((String) reply.get(4)));
+    }
+
+    /**
+     * Takes an item whose tick was idle off the items ticked, then ticks it again and lists it again unless that
+     * tick is idle too. The second look is what makes it safe against an entry at the same time: an entry lists
+     * its item after its script ran, so either that listing comes after this removal, or the entry's ticket is
+     * seen waiting by the second look. An unused admission a failed order restores (queue/give-back.lua) while
+     * the item is unlisted is ended by the first tick after the next entry; the poll and the order already read
+     * its end by Redis's clock.
+     *
+     * @return the second look's tick
+     */
+    Tick unlist(String item) {
+        call(() -> redis.opsForZSet().remove(QueueKeys.ITEMS, item));
+        Tick again;
+        try {
+            again = admit(item);
+        } catch (RuntimeException unknown) {
+            call(() -> redis.opsForZSet().add(QueueKeys.ITEMS, item, clock.millis()));
+            throw unknown;
+        }
+        if (!again.idle()) {
+            call(() -> redis.opsForZSet().add(QueueKeys.ITEMS, item, clock.millis()));
+        }
+        return again;
     }
 
     private static <T> T call(Supplier<T> command) {

@@ -64,8 +64,12 @@ class IssueToken {
 
     /** @return the token, or why there is none */
     Outcome issue(String itemCode, String userId, int quantity) {
+        return issue(itemCode, userId, quantity, uuids.generate().toString());
+    }
+
+    /** The issue of the token {@code id}; package-private so that a test may send the same issue twice. */
+    Outcome issue(String itemCode, String userId, int quantity, String id) {
         TokenCodec signer = codec.orElseThrow(RedeemToken::disabled);
-        String id = uuids.generate().toString();
         TokenHolds.Issue issue;
         try {
             issue = holds.issue(itemCode, userId, quantity, id);

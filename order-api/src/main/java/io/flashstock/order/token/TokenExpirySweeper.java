@@ -5,24 +5,27 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.scheduling.annotation.SchedulingConfigurer;
-import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.stereotype.Component;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Gives back the units of tokens that expired unused, every {@code flashstock.token.sweep-every}, for each item
  * sold through the token gate. Each hold is given back by one atomic step that deletes it (token-expire.lua), so
  * every instance may sweep at once and each unit comes back exactly once; a redemption that moved the hold to
  * ordering first keeps it. Holds an attempt left ordering past {@code settle-after} are settled
- * ({@link TokenSettlement}).
+ * ({@link TokenSettlement}). On a thread of its own, not Spring's one scheduler thread: it lists the token items
+ * from the database, and a database stall must not stall the orders in doubt (InDoubtOrders) with it, nor they it.
  */
 @Component
-class TokenExpirySweeper implements SchedulingConfigurer {
+class TokenExpirySweeper implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(TokenExpirySweeper.class);
 
@@ -32,6 +35,7 @@ class TokenExpirySweeper implements SchedulingConfigurer {
     private final Duration every;
     private final boolean enabled;
     private final Counter released;
+    private ScheduledExecutorService sweeper;
 
     TokenExpirySweeper(TokenHolds holds, TokenSettlement settlement, JdbcClient jdbc, TokenSettings settings,
                        MeterRegistry meters) {
@@ -45,10 +49,30 @@ class TokenExpirySweeper implements SchedulingConfigurer {
     }
 
     @Override
-    public void configureTasks(ScheduledTaskRegistrar tasks) {
-        if (enabled) {
-            tasks.addFixedDelayTask(this::sweepQuietly, every);
+    public synchronized void start() {
+        if (!enabled) {
+            return;
         }
+        sweeper = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            var thread = new Thread(runnable, "token-sweeper");
+            thread.setDaemon(true);
+            return thread;
+        });
+        sweeper.scheduleWithFixedDelay(this::sweepQuietly, every.toMillis(), every.toMillis(),
+                TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public synchronized void stop() {
+        if (sweeper != null) {
+            sweeper.shutdownNow();
+            sweeper = null;
+        }
+    }
+
+    @Override
+    public synchronized boolean isRunning() {
+        return sweeper != null;
     }
 
     private void sweepQuietly() {

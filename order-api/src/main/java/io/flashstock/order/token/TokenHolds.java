@@ -105,7 +105,9 @@ class TokenHolds {
 
     /**
      * Takes the units for a token through the gate's take script, which records the hold in the same step. Not
-     * sent again after a timed-out reply: the hold, if it was made, comes back at its expiry.
+     * sent again after a timed-out reply: the hold, if it was made, comes back at its expiry. The same issue sent
+     * again (by Lettuce, after a reconnect) is answered from the take's record and the hold it made: the same
+     * token, for the units already held.
      */
     Issue issue(String itemCode, String userId, int quantity, String tokenId) {
         var keys = new ArrayList<>(StockKeys.itemKeys(itemCode));
@@ -119,8 +121,8 @@ class TokenHolds {
         return switch ((String) reply.get(0)) {
             case "TAKEN" -> {
                 if (reply.size() < 5) {
-                    // the take record of a token id used before: ids are UUIDv7, so never
-                    throw new IllegalStateException("token id " + tokenId + " was taken before");
+                    // the take's record: this issue ran already (the same command sent again after a reconnect)
+                    yield heldBefore(itemCode, userId, quantity, tokenId, number(reply, 1));
                 }
                 // a JWT's exp is in whole seconds: the token says the hold's expiry rounded down, never later
                 yield new Issue.Held(number(reply, 1), number(reply, 2),
@@ -133,6 +135,23 @@ class TokenHolds {
             case "UNTRUSTED" -> new Issue.Untrusted();
             default -> throw new IllegalStateException("unexpected reply from the stock gate: " + reply);
         };
+    }
+
+    /**
+     * The hold an earlier run of this very issue made, as its first answer said it: same generation, same expiry,
+     * so the token signed for it is the one the first run would have been answered with.
+     */
+    private Issue heldBefore(String itemCode, String userId, int quantity, String tokenId, long remaining) {
+        Object hold = redis(() -> redis.opsForHash().get(TokenKeys.holds(itemCode), tokenId));
+        // state:quantity:generation:expires:attempt:remaining:user (take-stock.lua)
+        String[] parts = hold == null ? new String[0] : hold.toString().split(":", 7);
+        if (parts.length < 7 || !parts[1].equals(Integer.toString(quantity)) || !parts[6].equals(userId)) {
+            // its units came back or are an order already, or the id was another's: never for a replay in time
+            throw new IllegalStateException("token id " + tokenId + " was taken before, and its hold is "
+                    + (hold == null ? "gone" : "another's: " + hold));
+        }
+        return new Issue.Held(remaining, Long.parseLong(parts[2]),
+                Instant.ofEpochSecond(Math.floorDiv(Long.parseLong(parts[3]), 1000)));
     }
 
     /** Moves the token's hold from issued to ordering, if it is still the token's. */

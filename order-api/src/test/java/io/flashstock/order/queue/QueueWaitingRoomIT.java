@@ -4,6 +4,7 @@ import io.flashstock.order.ApiClient;
 import io.flashstock.order.OrderApiIntegrationTest;
 import io.flashstock.order.placement.OrderController;
 import io.flashstock.order.stock.Gate;
+import io.flashstock.order.stock.StockKeys;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -21,6 +22,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -74,6 +76,10 @@ class QueueWaitingRoomIT extends OrderApiIntegrationTest {
     private FailingCommits commits;
     @Autowired
     private MeterRegistry meters;
+    @Autowired
+    private WaitingRoom room;
+    @Autowired
+    private QueueSettings settings;
 
     @AfterEach
     void restore() {
@@ -348,6 +354,70 @@ class QueueWaitingRoomIT extends OrderApiIntegrationTest {
             }
         }
         assertThat(reconciled.path("redisRemaining").asLong()).isEqualTo(3);
+    }
+
+    @Test
+    void anItemLeavesTheTickedItemsOnceSoldOutWithNothingWaiting() {
+        String item = uniqueItem("q-unlist");
+        setStock(item, 1, null, Gate.QUEUE);
+        String ann = enter(item, "ann", 1).json().path("ticket").asString();
+        String ben = enter(item, "ben", 1).json().path("ticket").asString();
+        assertThat(listed(item)).as("an entry lists the item").isTrue();
+        awaitStatus(ann, "ADMITTED");
+        assertThat(orderWith(ann, item, "ann", 1).status()).isEqualTo(200);
+
+        // ben is dropped as sold out; then nothing waits and no admission is unused: nothing left to tick
+        await().atMost(DEADLINE).pollInterval(Duration.ofMillis(20)).until(() -> !listed(item));
+        assertThat(poll(ben).json().path("status").asString()).isEqualTo("SOLD_OUT");
+        assertThat(orderedQuantity(item)).isEqualTo(1);
+    }
+
+    @Test
+    void anItemResetToAnotherGateLeavesTheTickedItemsAndAnEntryListsItAgain() {
+        String item = uniqueItem("q-regate");
+        setStock(item, 5, null, Gate.QUEUE);
+        enter(item, "ann", 1);
+        assertThat(listed(item)).isTrue();
+
+        setStock(item, 5, null, Gate.REDIS);
+        await().atMost(DEADLINE).pollInterval(Duration.ofMillis(20)).until(() -> !listed(item));
+
+        setStock(item, 5, null, Gate.QUEUE);
+        var entered = enter(item, "ben", 1);
+        assertThat(entered.status()).as("%s", entered).isEqualTo(201);
+        assertThat(listed(item)).as("the next entry lists it again").isTrue();
+        awaitStatus(entered.json().path("ticket").asString(), "ADMITTED");
+    }
+
+    @Test
+    void theUsersOfAQueueLiveAsLongAsItsAdmittedTickets() {
+        String item = uniqueItem("q-users");
+        setStock(item, 5, null, Gate.QUEUE);
+        // entered by the script alone, so that no order-api sharing this Redis lists the item and ticks it
+        var ticket = Ticket.issue(item);
+        List<?> entered = redis.execute(QueueScripts.ENTER, List.of(StockKeys.counter(item),
+                        StockKeys.generation(item), StockKeys.gate(item), StockKeys.inDoubt(item),
+                        QueueKeys.ticket(ticket)), "ann", "1", ticket.id(),
+                Long.toString(settings.ticketTtl().toMillis()));
+        assertThat(entered.get(0)).as("%s", entered).isEqualTo("WAITING");
+        String users = QueueKeys.queue(item, Long.parseLong(redis.opsForValue().get(StockKeys.generation(item))))
+                + ":users";
+        // an entry long ago: the users hash has a few seconds left, the ticket as long
+        redis.expire(users, Duration.ofSeconds(5));
+
+        var tick = room.admit(item);
+
+        assertThat(tick.admitted()).as("%s", tick).isEqualTo(1);
+        long usersTtl = redis.getExpire(users, TimeUnit.MILLISECONDS);
+        long ticketTtl = redis.getExpire(QueueKeys.ticket(ticket), TimeUnit.MILLISECONDS);
+        assertThat(usersTtl).as("the users hash outlives the admitted ticket (ms)").isGreaterThanOrEqualTo(ticketTtl);
+        var again = enter(item, "ann", 1);
+        assertThat(again.status()).as("%s", again).isEqualTo(409);
+        assertThat(again.code()).isEqualTo("ALREADY_QUEUED");
+    }
+
+    private boolean listed(String item) {
+        return redis.opsForZSet().score(QueueKeys.ITEMS, item) != null;
     }
 
     private ApiClient.Answer enter(String item, String user, int quantity) {

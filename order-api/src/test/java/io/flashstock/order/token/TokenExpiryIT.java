@@ -40,6 +40,35 @@ class TokenExpiryIT extends TokenGateTest {
     private TokenExpirySweeper sweeper;
     @Autowired
     private MeterRegistry meters;
+    /** Spring's scheduler: one thread, which InDoubtOrders runs on. */
+    @Autowired
+    @org.springframework.beans.factory.annotation.Qualifier("taskScheduler")
+    private org.springframework.scheduling.TaskScheduler springScheduler;
+
+    @Test
+    void tokensComeBackWhileSpringsSchedulerIsStalled() throws Exception {
+        String item = uniqueItem("token-stall");
+        tokenStock(item, 5, null);
+        token(item, "ann", 2);
+        var stalled = new java.util.concurrent.CountDownLatch(1);
+        var release = new java.util.concurrent.CountDownLatch(1);
+        // what a database stall does to the orders in doubt: Spring's one scheduler thread waits
+        springScheduler.schedule(() -> {
+            stalled.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, java.time.Instant.now());
+        try {
+            assertThat(stalled.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+            await().atMost(DEADLINE).until(() -> redisCounter(item) == 5 && holds(item) == 0);
+        } finally {
+            release.countDown();
+        }
+    }
 
     @Test
     void theUnitsOfUnusedTokensComeBackAtTheirExpiry() {

@@ -25,6 +25,8 @@ class TokenGateIT extends TokenGateTest {
     private TransactionTemplate transaction;
     @Autowired
     private io.micrometer.core.instrument.MeterRegistry meters;
+    @Autowired
+    private IssueToken issuer;
 
     @DynamicPropertySource
     static void infrastructure(DynamicPropertyRegistry registry) {
@@ -63,6 +65,29 @@ class TokenGateIT extends TokenGateTest {
         assertThat(orderedQuantity(item)).isEqualTo(2);
         assertThat(redisCounter(item)).as("recounted: 5 − 2, the held units counted once").isEqualTo(3);
         assertThat(holds(item)).isZero();
+    }
+
+    @Test
+    void anIssueSentAgainIsAnsweredWithTheTokenOfItsHold() {
+        String item = uniqueItem("token-replay");
+        tokenStock(item, 5, null);
+        String id = UUID.randomUUID().toString();
+
+        // the same issue twice, as Lettuce sends a command again after a reconnect: the take record answers it
+        var first = issuer.issue(item, "ann", 2, id);
+        var again = issuer.issue(item, "ann", 2, id);
+
+        assertThat(first).isInstanceOf(IssueToken.Issued.class);
+        assertThat(again).as("%s", again).isInstanceOf(IssueToken.Issued.class);
+        var issued = (IssueToken.Issued) first;
+        var replayed = (IssueToken.Issued) again;
+        assertThat(replayed.claims()).isEqualTo(issued.claims());
+        assertThat(idOf(replayed.token())).isEqualTo(id);
+        assertThat(holds(item)).as("one hold").isEqualTo(1);
+        assertThat(redisCounter(item)).as("taken once").isEqualTo(3);
+        var order = redeem(replayed.token(), item, "ann", 2);
+        assertThat(order.status()).as("%s", order).isEqualTo(200);
+        assertThat(orderedQuantity(item)).isEqualTo(2);
     }
 
     @Test
