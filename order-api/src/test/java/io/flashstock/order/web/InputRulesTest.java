@@ -75,24 +75,4 @@ class InputRulesTest {
         assertThatThrownBy(() -> rules.checkOrder("a", "u", 1, "")).hasMessageContaining("Idempotency-Key");
         assertThatThrownBy(() -> rules.checkOrder("a", "u", 1, "clé")).hasMessageContaining("Idempotency-Key");
     }
-
-    @Test
-    void stockIsZeroOrMoreAndTheLimitAtLeastOne() {
-        assertThatCode(() -> rules.checkStock(0L, null, null)).doesNotThrowAnyException();
-        assertThatCode(() -> rules.checkStock(1_000_000L, 1, null)).doesNotThrowAnyException();
-        assertThatThrownBy(() -> rules.checkStock(-1L, null, null)).hasMessageContaining("quantity");
-        assertThatThrownBy(() -> rules.checkStock(null, null, null)).hasMessageContaining("quantity is required");
-        assertThatThrownBy(() -> rules.checkStock(5L, 0, null)).hasMessageContaining("perUserLimit");
-    }
-
-    @Test
-    void theGateIsRedisOrDbLockOrLeftOut() {
-        assertThatCode(() -> rules.checkStock(5L, null, "redis")).doesNotThrowAnyException();
-        assertThatCode(() -> rules.checkStock(5L, null, "db-lock")).doesNotThrowAnyException();
-        assertThatThrownBy(() -> rules.checkStock(5L, null, "Redis")).hasMessageContaining("gate must be one of "
-                + "redis, db-lock");
-        assertThatThrownBy(() -> rules.checkStock(5L, null, "")).hasMessageContaining("gate");
-        assertThatThrownBy(() -> rules.checkStock(-1L, 0, "mysql")).isInstanceOfSatisfying(ProblemException.class,
-                e -> assertThat((List<?>) e.properties().get("errors")).hasSize(3));
-    }
 }
