@@ -1,6 +1,5 @@
 package io.flashstock.order.placement;
 
-import io.flashstock.order.config.OrderSettings;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -38,7 +37,7 @@ class InDoubtOrders implements SchedulingConfigurer {
     private final Counter givenBack;
     private final Counter recounted;
 
-    InDoubtOrders(StockGate gate, OrderRows rows, OrderSettings settings, MeterRegistry meters) {
+    InDoubtOrders(StockGate gate, OrderRows rows, PlacementSettings settings, MeterRegistry meters) {
         this.gate = gate;
         this.rows = rows;
         this.checkEvery = settings.inDoubt().checkEvery();

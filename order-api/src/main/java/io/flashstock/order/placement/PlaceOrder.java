@@ -3,7 +3,6 @@ package io.flashstock.order.placement;
 import com.fasterxml.uuid.Generators;
 import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 import io.flashstock.contract.OutboxStatus;
-import io.flashstock.order.config.OrderSettings;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockItems;
 import io.flashstock.order.stock.StockReload;
@@ -56,7 +55,7 @@ public class PlaceOrder {
 
     PlaceOrder(StockGate gate, GroupCommit groupCommit, OrderRows rows, InDoubtOrders inDoubt, DatabaseBreaker breaker, StockItems items,
                StockReload reloads, OrderMetrics metrics, Clock clock, WarmupProperties warmup,
-               OrderSettings settings) {
+               PlacementSettings settings) {
         this.gate = gate;
         this.groupCommit = groupCommit;
         this.rows = rows;

@@ -1,6 +1,5 @@
 package io.flashstock.order.web;
 
-import io.flashstock.order.config.OrderSettings;
 import org.springframework.stereotype.Component;
 
 import java.util.ArrayList;
@@ -20,9 +19,9 @@ public class InputRules {
     private static final int USER_ID_MAX_LENGTH = 64;
     private static final int IDEMPOTENCY_KEY_MAX_LENGTH = 128;
 
-    private final OrderSettings settings;
+    private final WebSettings settings;
 
-    public InputRules(OrderSettings settings) {
+    public InputRules(WebSettings settings) {
         this.settings = settings;
     }
 

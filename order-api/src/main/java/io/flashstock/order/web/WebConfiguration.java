@@ -1,6 +1,5 @@
 package io.flashstock.order.web;
 
-import io.flashstock.order.config.AdminSettings;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
