@@ -38,6 +38,7 @@ public class OrderController {
     public static final String TOKEN_PATH = "/order/stock/tokens";
     static final String IDEMPOTENCY_KEY = "Idempotency-Key";
 
+    private final CountedPlacement counted;
     private final PlaceOrder placeOrder;
     private final PlaceOrderWithDbLock placeOrderWithDbLock;
     private final InputRules rules;
@@ -45,9 +46,11 @@ public class OrderController {
     private final WarmupTicket warmupTicket;
     private final ObjectProvider<TokenRedemption> tokens;
 
-    OrderController(PlaceOrder placeOrder, PlaceOrderWithDbLock placeOrderWithDbLock, InputRules rules,
-                    WarmupProperties warmup, WarmupTicket warmupTicket, ObjectProvider<TokenRedemption> tokens) {
+    OrderController(CountedPlacement counted, PlaceOrder placeOrder, PlaceOrderWithDbLock placeOrderWithDbLock,
+                    InputRules rules, WarmupProperties warmup, WarmupTicket warmupTicket,
+                    ObjectProvider<TokenRedemption> tokens) {
         this.tokens = tokens;
+        this.counted = counted;
         this.placeOrder = placeOrder;
         this.placeOrderWithDbLock = placeOrderWithDbLock;
         this.rules = rules;
@@ -81,7 +84,7 @@ public class OrderController {
             // an order with a purchase token: the token gate holds its units already
             return tokens.getObject().redeem(authorization, command.itemCode(), command.userId(), command.quantity());
         }
-        return answer(command, placeOrder.place(command));
+        return answer(command, counted.place(command.gate(), command, placeOrder::place));
     }
 
     @PostMapping(path = DB_LOCK_PATH, consumes = MediaType.APPLICATION_JSON_VALUE,
@@ -90,7 +93,7 @@ public class OrderController {
                                       @RequestHeader(name = IDEMPOTENCY_KEY, required = false) String idempotencyKey,
                                       @RequestHeader(name = WarmupTicket.HEADER, required = false) String ticket) {
         var command = command(request, idempotencyKey, ticket);
-        return answer(command, placeOrderWithDbLock.place(command));
+        return answer(command, counted.place(Gate.DB_LOCK, command, placeOrderWithDbLock::place));
     }
 
     private OrderCommand command(PlaceOrderRequest request, String idempotencyKey, String ticket) {
@@ -107,6 +110,9 @@ public class OrderController {
     public static ResponseEntity<?> answer(OrderCommand command, Outcome outcome) {
         if (outcome instanceof Outcome.Accepted accepted) {
             return ResponseEntity.ok(accepted.answer());
+        }
+        if (outcome instanceof Outcome.Replayed replayed) {
+            return ResponseEntity.ok(replayed.answer());
         }
         return Problems.answer(refusal(command, outcome));
     }

@@ -71,29 +71,18 @@ public class PlaceOrder {
 
     public Outcome place(OrderCommand command) {
         if (!breaker.admits()) {
-            outcomes(command).failed();
             throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE,
                     "the order database is unreachable; no stock was taken");
         }
         // made before the gate, so that the gate can store it as the Idempotency-Key's first answer
         String orderCode = uuids.generate().toString();
-        GateResult gateResult;
-        try {
-            gateResult = metrics.timeRedis(() -> gate.take(command, orderCode));
-        } catch (ProblemException redisDown) {
-            outcomes(command).failed();
-            throw redisDown;
-        }
+        GateResult gateResult = metrics.timeRedis(() -> gate.take(command, orderCode));
         if (gateResult instanceof GateResult.Taken taken) {
             return write(command, orderCode, taken);
         }
-        if (gateResult instanceof GateResult.SoldOut soldOut) {
-            outcomes(command).soldOut();
-            return new Outcome.SoldOut(soldOut.remaining());
-        }
-        if (gateResult instanceof GateResult.LimitReached limit) {
-            outcomes(command).limitReached();
-            return new Outcome.LimitReached(limit.bought(), limit.limit());
+        Optional<Outcome> refusal = gateResult.refusal();
+        if (refusal.isPresent()) {
+            return refusal.get();
         }
         if (gateResult instanceof GateResult.Replay replay) {
             return replay(command, replay.first());
@@ -101,20 +90,7 @@ public class PlaceOrder {
         if (gateResult instanceof GateResult.Untrusted) {
             return rebuild(command);
         }
-        if (gateResult instanceof GateResult.WrongGate wrongGate) {
-            outcomes(command).wrongGate();
-            return new Outcome.WrongGate(wrongGate.gate());
-        }
-        if (gateResult instanceof GateResult.Refused refused) {
-            outcomes(command).rejected();
-            return new Outcome.Refused(refused.type(), refused.detail());
-        }
         return unknown(command);
-    }
-
-    /** The outcome counters of the gate the order came through. */
-    private OrderMetrics.Outcomes outcomes(OrderCommand command) {
-        return metrics.of(command.gate());
     }
 
     private Outcome write(OrderCommand command, String orderCode, GateResult.Taken taken) {
@@ -133,14 +109,11 @@ public class PlaceOrder {
                 // Redis forgot the key's first answer; the database has the first order
                 return replayFromDatabase(command, notWritten);
             }
-            outcomes(command).failed();
             throw failure(notWritten.getCause(), "the order could not be written; its stock was given back");
         } catch (CheckedCommit.OutcomeUnknown unknown) {
             inDoubt.hold(order);
-            outcomes(command).failed();
             throw outcomeUnknown(order.orderCode(), IN_DOUBT, unknown);
         }
-        outcomes(command).accepted();
         return new Outcome.Accepted(order.answer());
     }
 
@@ -183,14 +156,12 @@ public class PlaceOrder {
     /** The gate returned the first answer: it stands once its order is committed. */
     private Outcome replay(OrderCommand command, FirstAnswer first) {
         if (!first.sameOrder(command)) {
-            outcomes(command).rejected();
             return new Outcome.KeyReused();
         }
         boolean committed;
         try {
             committed = rows.contains(first.orderCode());
         } catch (DataAccessException e) {
-            outcomes(command).failed();
             throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the first order", e);
         }
         if (!committed) {
@@ -198,8 +169,7 @@ public class PlaceOrder {
             return abandoned(first) && command.idempotencyKey() != null ? settleAbandoned(command, first)
                     : new Outcome.ReplayInProgress(first.orderCode());
         }
-        // not counted as accepted: that counts orders written, and this one was counted when it was
-        return new Outcome.Accepted(first.answer(command.itemCode()));
+        return new Outcome.Replayed(first.answer(command.itemCode()));
     }
 
     /**
@@ -233,24 +203,20 @@ public class PlaceOrder {
         try {
             first = rows.firstWithKey(command.itemCode(), command.idempotencyKey());
         } catch (DataAccessException e) {
-            outcomes(command).failed();
             throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the first order", e);
         }
         if (first.isEmpty()) {
-            outcomes(command).failed();
             throw failure(duplicate.getCause(), "the order could not be written; its stock was given back");
         }
         if (!first.get().sameOrder(command)) {
-            outcomes(command).rejected();
             return new Outcome.KeyReused();
         }
-        return new Outcome.Accepted(first.get().answer(command.itemCode()));
+        return new Outcome.Replayed(first.get().answer(command.itemCode()));
     }
 
     /** Refuses the order with nothing sold, while the item's counter is rebuilt (if no one is at it already). */
     private Outcome rebuild(OrderCommand command) {
         reloads.heal(command.itemCode());
-        outcomes(command).failed();
         return new Outcome.StockReloading();
     }
 
@@ -263,15 +229,12 @@ public class PlaceOrder {
         try {
             gate = items.gate(command.itemCode());
         } catch (DataAccessException e) {
-            outcomes(command).failed();
             throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the item", e);
         }
         if (gate.isEmpty()) {
-            outcomes(command).unknownItem();
             return new Outcome.UnknownItem();
         }
         if (gate.get() == Gate.DB_LOCK) {
-            outcomes(command).wrongGate();
             return new Outcome.WrongGate(Gate.DB_LOCK);
         }
         return rebuild(command);
