@@ -23,4 +23,10 @@ class ArchitectureTest {
     static final ArchRule nothingDependsOnTheApplicationShell =
             noClasses().that().resideInAPackage("io.flashstock.order.*..")
                     .should().dependOnClassesThat().resideInAPackage("io.flashstock.order");
+
+    /** The DB-lock baseline is only there to be compared with: the engine never reaches into it. */
+    @ArchTest
+    static final ArchRule nothingDependsOnTheComparisonGate =
+            noClasses().that().resideOutsideOfPackage("io.flashstock.order.placement.dblock..")
+                    .should().dependOnClassesThat().resideInAPackage("io.flashstock.order.placement.dblock..");
 }

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Optional;
 
 /** A gate's answer: the Redis gate's, parsed from the Lua script's reply, or the DB-lock gate's. */
-sealed interface GateResult {
+public sealed interface GateResult {
 
     /**
      * The quantity was taken; {@code remaining} is what is left after it, {@code loadEpoch} the load of the Redis

@@ -30,14 +30,14 @@ class InDoubtOrders implements SchedulingConfigurer {
     private static final Logger log = LoggerFactory.getLogger(InDoubtOrders.class);
 
     private final ConcurrentLinkedQueue<PlacedOrder> pending = new ConcurrentLinkedQueue<>();
-    private final StockGate gate;
+    private final RedisStockGate gate;
     private final OrderRows rows;
     private final Duration checkEvery;
     private final Counter committed;
     private final Counter givenBack;
     private final Counter recounted;
 
-    InDoubtOrders(StockGate gate, OrderRows rows, PlacementSettings settings, MeterRegistry meters) {
+    InDoubtOrders(RedisStockGate gate, OrderRows rows, PlacementSettings settings, MeterRegistry meters) {
         this.gate = gate;
         this.rows = rows;
         this.checkEvery = settings.inDoubt().checkEvery();

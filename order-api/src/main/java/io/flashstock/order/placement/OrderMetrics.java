@@ -60,7 +60,7 @@ public class OrderMetrics {
         database.record(call);
     }
 
-    <T> T timeLocked(Supplier<T> call) {
+    public <T> T timeLocked(Supplier<T> call) {
         return locked.record(call);
     }
 

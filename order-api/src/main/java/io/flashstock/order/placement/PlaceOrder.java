@@ -41,7 +41,7 @@ public class PlaceOrder {
 
     /** UUIDv7: time-ordered (index-friendly) with 74 random bits, so codes never collide. */
     private final TimeBasedEpochGenerator uuids = Generators.timeBasedEpochGenerator();
-    private final StockGate gate;
+    private final RedisStockGate gate;
     private final GroupCommit groupCommit;
     private final OrderRows rows;
     private final InDoubtOrders inDoubt;
@@ -53,8 +53,9 @@ public class PlaceOrder {
     private final Duration abandonedAfter;
     private final String warmupItemCode;
 
-    PlaceOrder(StockGate gate, GroupCommit groupCommit, OrderRows rows, InDoubtOrders inDoubt, DatabaseBreaker breaker, StockItems items,
-               StockReload reloads, OrderMetrics metrics, Clock clock, WarmupProperties warmup,
+    PlaceOrder(RedisStockGate gate, GroupCommit groupCommit, OrderRows rows, InDoubtOrders inDoubt,
+               DatabaseBreaker breaker, StockItems items, StockReload reloads, OrderMetrics metrics, Clock clock,
+               WarmupProperties warmup,
                PlacementSettings settings) {
         this.gate = gate;
         this.groupCommit = groupCommit;
@@ -136,7 +137,7 @@ public class PlaceOrder {
     }
 
     /** The answer to an order the database did not write: 503 when the database failed, else a bug. */
-    static RuntimeException failure(Throwable cause, String detail) {
+    public static RuntimeException failure(Throwable cause, String detail) {
         if (cause instanceof DataAccessException || cause instanceof TransactionException
                 || DatabaseBreaker.isUnreachable(cause)) {
             return new ProblemException(ProblemType.DATABASE_UNAVAILABLE, detail, cause);
@@ -148,7 +149,8 @@ public class PlaceOrder {
      * The order may or may not stand: not an outage (a client that took it for one might buy again), but an
      * answer to retry with the same {@code Idempotency-Key}, which will tell.
      */
-    static ProblemException outcomeUnknown(String orderCode, String detail, CheckedCommit.OutcomeUnknown unknown) {
+    public static ProblemException outcomeUnknown(String orderCode, String detail,
+                                                  CheckedCommit.OutcomeUnknown unknown) {
         return new ProblemException(ProblemType.ORDER_OUTCOME_UNKNOWN, detail, unknown.getCause())
                 .with("orderCode", orderCode);
     }

@@ -55,7 +55,7 @@ class PlaceOrderTest {
 
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final FakeBatchWriter database = new FakeBatchWriter();
-    private final StockGate gate = mock(StockGate.class);
+    private final RedisStockGate gate = mock(RedisStockGate.class);
     private final OrderRows rows = mock(OrderRows.class);
     private final InDoubtOrders inDoubt = mock(InDoubtOrders.class);
     private final StockItems items = mock(StockItems.class);

@@ -28,7 +28,7 @@ import java.util.List;
  * after a reconnect takes nothing twice either.
  */
 @Component
-class StockGate {
+class RedisStockGate {
 
     @SuppressWarnings("rawtypes")
     private static final RedisScript<List> TAKE =
@@ -46,7 +46,7 @@ class StockGate {
     private final String takeRecordTtlMillis;
     private final long takeDeadlineNanos;
 
-    StockGate(StringRedisTemplate redis, StockSettings stock, PlacementSettings settings) {
+    RedisStockGate(StringRedisTemplate redis, StockSettings stock, PlacementSettings settings) {
         this.redis = redis;
         this.idempotencyTtlMillis = Long.toString(stock.idempotencyTtl().toMillis());
         this.perUserTtlMillis = Long.toString(stock.perUserTtl().toMillis());

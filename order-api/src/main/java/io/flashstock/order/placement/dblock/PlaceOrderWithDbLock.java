@@ -1,8 +1,18 @@
-package io.flashstock.order.placement;
+package io.flashstock.order.placement.dblock;
 
 import com.fasterxml.uuid.Generators;
 import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 import io.flashstock.contract.OutboxStatus;
+import io.flashstock.order.placement.CheckedCommit;
+import io.flashstock.order.placement.FirstAnswer;
+import io.flashstock.order.placement.GateResult;
+import io.flashstock.order.placement.OrderCommand;
+import io.flashstock.order.placement.OrderMetrics;
+import io.flashstock.order.placement.OrderRows;
+import io.flashstock.order.placement.Outcome;
+import io.flashstock.order.placement.PendingOrder;
+import io.flashstock.order.placement.PlaceOrder;
+import io.flashstock.order.placement.PlacedOrder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
