@@ -1,5 +1,6 @@
 package io.flashstock.order.placement;
 
+import io.flashstock.contract.OutboxStatus;
 import io.flashstock.order.web.InputRules;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
@@ -9,7 +10,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * Turns an order request into its command, the same at every order endpoint: the input rules, then the warm-up's
- * reserved item, which only the warm-up's own orders (with its ticket) may order.
+ * reserved item, which only the warm-up's own orders (with its ticket) may order. Those are marked here, once, to
+ * be written with outbox status {@code WARMUP}, so that the order path needs no warm-up settings.
  */
 @Component
 public class OrderRequests {
@@ -28,10 +30,12 @@ public class OrderRequests {
     public OrderCommand command(PlaceOrderRequest request, String idempotencyKey, String ticket) {
         rules.checkOrder(request.itemCode(), request.userId(), request.quantity(), idempotencyKey);
         // only the warm-up's own orders: another's would be answered 200, then deleted by its clean-up
-        if (request.itemCode().equals(warmupItemCode) && !warmupTicket.admits(ticket)) {
+        boolean warmup = request.itemCode().equals(warmupItemCode);
+        if (warmup && !warmupTicket.admits(ticket)) {
             throw new ProblemException(ProblemType.RESERVED_ITEM, "item " + warmupItemCode
                     + " is reserved for the service's warm-up");
         }
-        return new OrderCommand(request.itemCode(), request.userId(), request.quantity(), idempotencyKey);
+        return new OrderCommand(request.itemCode(), request.userId(), request.quantity(), idempotencyKey, null,
+                warmup ? OutboxStatus.WARMUP : OutboxStatus.NEW);
     }
 }

@@ -2,13 +2,11 @@ package io.flashstock.order.placement;
 
 import com.fasterxml.uuid.Generators;
 import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
-import io.flashstock.contract.OutboxStatus;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockItems;
 import io.flashstock.order.stock.StockReload;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
-import io.flashstock.warmup.WarmupProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
@@ -51,11 +49,9 @@ public class PlaceOrder {
     private final OrderMetrics metrics;
     private final Clock clock;
     private final Duration abandonedAfter;
-    private final String warmupItemCode;
 
     PlaceOrder(RedisStockGate gate, GroupCommit groupCommit, OrderRows rows, InDoubtOrders inDoubt,
                DatabaseBreaker breaker, StockItems items, StockReload reloads, OrderMetrics metrics, Clock clock,
-               WarmupProperties warmup,
                PlacementSettings settings) {
         this.gate = gate;
         this.groupCommit = groupCommit;
@@ -67,7 +63,6 @@ public class PlaceOrder {
         this.metrics = metrics;
         this.clock = clock;
         this.abandonedAfter = settings.redis().takeDeadline().plus(settings.redis().takeRecordTtl());
-        this.warmupItemCode = warmup.itemCode();
     }
 
     public Outcome place(OrderCommand command) {
@@ -97,9 +92,8 @@ public class PlaceOrder {
     private Outcome write(OrderCommand command, String orderCode, GateResult.Taken taken) {
         var order = new PlacedOrder(orderCode, uuids.generate(), command, taken.generation(), taken.loadEpoch(),
                 taken.remaining(), clock.instant());
-        OutboxStatus status = command.itemCode().equals(warmupItemCode) ? OutboxStatus.WARMUP : OutboxStatus.NEW;
         try {
-            metrics.timeDatabase(() -> groupCommit.write(order, status));
+            metrics.timeDatabase(() -> groupCommit.write(order, command.outboxStatus()));
         } catch (GroupCommit.Fenced fenced) {
             // the rebuild counted without this order; giving back can only touch the counter it replaces
             giveBack(order);

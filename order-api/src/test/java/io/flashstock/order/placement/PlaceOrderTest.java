@@ -6,7 +6,6 @@ import io.flashstock.order.stock.StockItems;
 import io.flashstock.order.stock.StockReload;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
-import io.flashstock.warmup.WarmupProperties;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -65,8 +64,6 @@ class PlaceOrderTest {
     private final PlaceOrder placeOrder = new PlaceOrder(gate,
             new GroupCommit(database, TestSettings.defaults(), meters), rows, inDoubt, breaker, items, reloads,
             metrics, Clock.fixed(NOW, ZoneOffset.UTC),
-            new WarmupProperties(true, 200, 4, Duration.ofSeconds(2), Duration.ofSeconds(20), WARMUP_ITEM,
-                    "/order/stock/limit"),
             TestSettings.defaults());
 
     @Test
@@ -89,10 +86,10 @@ class PlaceOrderTest {
     }
 
     @Test
-    void anOrderForTheWarmUpItemWritesItsOutboxRowAsWarmUp() {
+    void anOrderTheDoorMarkedAsTheWarmUpsWritesItsOutboxRowAsWarmUp() {
         when(gate.take(any(), anyString())).thenReturn(new GateResult.Taken(8, 3, 5));
 
-        var outcome = place(new OrderCommand(WARMUP_ITEM, "warmup", 1, null));
+        var outcome = place(new OrderCommand(WARMUP_ITEM, "warmup", 1, null, null, OutboxStatus.WARMUP));
 
         assertThat(outcome).isInstanceOf(Outcome.Accepted.class);
         assertThat(database.written()).singleElement()
