@@ -6,18 +6,18 @@ import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBui
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** Lettuce's thread pools from {@link OrderSettings.Redis}, and fail-fast behaviour while Redis is away. */
+/** Lettuce's thread pools from {@link RedisClientSettings}, and fail-fast behaviour while Redis is away. */
 @Configuration(proxyBeanMethods = false)
 class RedisClientConfiguration {
 
     @Bean
-    ClientResourcesBuilderCustomizer lettuceThreads(OrderSettings settings) {
+    ClientResourcesBuilderCustomizer lettuceThreads(RedisClientSettings settings) {
         return builder -> {
-            if (settings.redis().ioThreads() > 0) {
-                builder.ioThreadPoolSize(settings.redis().ioThreads());
+            if (settings.ioThreads() > 0) {
+                builder.ioThreadPoolSize(settings.ioThreads());
             }
-            if (settings.redis().computationThreads() > 0) {
-                builder.computationThreadPoolSize(settings.redis().computationThreads());
+            if (settings.computationThreads() > 0) {
+                builder.computationThreadPoolSize(settings.computationThreads());
             }
         };
     }

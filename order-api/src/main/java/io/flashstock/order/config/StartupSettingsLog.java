@@ -1,6 +1,8 @@
 package io.flashstock.order.config;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.flashstock.order.stock.StockSettings;
+import io.flashstock.order.web.WebSettings;
 import org.apache.coyote.AbstractProtocol;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,12 +28,14 @@ class StartupSettingsLog {
 
     private static final Logger log = LoggerFactory.getLogger(StartupSettingsLog.class);
 
-    private final OrderSettings settings;
+    private final WebSettings web;
+    private final StockSettings stock;
     private final DataSource dataSource;
     private final LettuceConnectionFactory redis;
 
-    StartupSettingsLog(OrderSettings settings, DataSource dataSource, LettuceConnectionFactory redis) {
-        this.settings = settings;
+    StartupSettingsLog(WebSettings web, StockSettings stock, DataSource dataSource, LettuceConnectionFactory redis) {
+        this.web = web;
+        this.stock = stock;
         this.dataSource = dataSource;
         this.redis = redis;
     }
@@ -54,12 +58,12 @@ class StartupSettingsLog {
                 .append(", computationThreads=").append(resources == null ? "?" : resources.computationThreadPoolSize())
                 .append(", timeout=").append(Duration.ofMillis(redis.getTimeout()))
                 .append(", sharedConnection=").append(redis.getShareNativeConnection()).append(']');
-        line.append(", order[maxQuantity=").append(settings.maxQuantity())
-                .append(", itemCodeMaxLength=").append(settings.itemCodeMaxLength())
-                .append(", maxBodySize=").append(settings.maxBodySize())
-                .append(", idempotencyTtl=").append(settings.idempotencyTtl())
-                .append(", perUserTtl=").append(settings.perUserTtl())
-                .append(", reload=").append(settings.reload()).append(']');
+        line.append(", order[maxQuantity=").append(web.maxQuantity())
+                .append(", itemCodeMaxLength=").append(web.itemCodeMaxLength())
+                .append(", maxBodySize=").append(web.maxBodySize())
+                .append(", idempotencyTtl=").append(stock.idempotencyTtl())
+                .append(", perUserTtl=").append(stock.perUserTtl())
+                .append(", reload=").append(stock.reload()).append(']');
         return line.toString();
     }
 

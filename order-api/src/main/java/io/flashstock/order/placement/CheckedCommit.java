@@ -15,12 +15,12 @@ import java.util.function.Supplier;
  * ({@link OutcomeUnknown} when it cannot be asked).
  */
 @Component
-class CheckedCommit {
+public class CheckedCommit {
 
     private final PlatformTransactionManager transactions;
     private final OrderRows rows;
 
-    CheckedCommit(PlatformTransactionManager transactions, OrderRows rows) {
+    public CheckedCommit(PlatformTransactionManager transactions, OrderRows rows) {
         this.transactions = transactions;
         this.rows = rows;
     }
@@ -32,7 +32,7 @@ class CheckedCommit {
      * @throws NotWritten when the order is certainly not in the database (its stock must be given back)
      * @throws OutcomeUnknown when the commit failed and the database could not be asked whether it took
      */
-    <T> T inTransaction(String orderCode, Supplier<T> work) {
+    public <T> T inTransaction(String orderCode, Supplier<T> work) {
         return inTransaction(result -> orderCode, work);
     }
 
@@ -96,14 +96,14 @@ class CheckedCommit {
     }
 
     /** The order and its outbox row are certainly not in the database. */
-    static final class NotWritten extends RuntimeException {
+    public static final class NotWritten extends RuntimeException {
         NotWritten(Throwable cause) {
             super("order not written: " + cause.getMessage(), cause, false, false);
         }
     }
 
     /** The commit failed and whether it took effect could not be found out. */
-    static final class OutcomeUnknown extends RuntimeException {
+    public static final class OutcomeUnknown extends RuntimeException {
         OutcomeUnknown(Throwable cause) {
             super("order commit outcome unknown: " + cause.getMessage(), cause, false, false);
         }

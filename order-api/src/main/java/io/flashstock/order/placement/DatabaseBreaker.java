@@ -1,6 +1,5 @@
 package io.flashstock.order.placement;
 
-import io.flashstock.order.config.OrderSettings;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -30,7 +29,7 @@ class DatabaseBreaker {
 
     private final CircuitBreaker breaker;
 
-    DatabaseBreaker(OrderSettings settings, MeterRegistry meters) {
+    DatabaseBreaker(PlacementSettings settings, MeterRegistry meters) {
         CircuitBreakerConfig config = CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(1)

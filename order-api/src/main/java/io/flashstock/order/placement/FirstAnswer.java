@@ -8,7 +8,7 @@ import java.util.UUID;
  * {@code orderCode:quantity:remaining:generation:userId} (the user id last, as it may contain ':'). The
  * DB-lock gate reads the same from the first order's row.
  */
-record FirstAnswer(String orderCode, int quantity, long remaining, long generation, String userId) {
+public record FirstAnswer(String orderCode, int quantity, long remaining, long generation, String userId) {
 
     private static final int PARTS = 5;
 
@@ -31,11 +31,11 @@ record FirstAnswer(String orderCode, int quantity, long remaining, long generati
         return Instant.ofEpochMilli(UUID.fromString(orderCode).getMostSignificantBits() >>> 16);
     }
 
-    OrderAnswer answer(String itemCode) {
+    public OrderAnswer answer(String itemCode) {
         return new OrderAnswer(orderCode, itemCode, quantity, remaining);
     }
 
-    boolean sameOrder(OrderCommand command) {
+    public boolean sameOrder(OrderCommand command) {
         return quantity == command.quantity() && userId.equals(command.userId());
     }
 }

@@ -4,9 +4,10 @@ import io.flashstock.order.stock.Gate;
 import io.flashstock.order.web.ProblemType;
 
 import java.util.List;
+import java.util.Optional;
 
 /** A gate's answer: the Redis gate's, parsed from the Lua script's reply, or the DB-lock gate's. */
-sealed interface GateResult {
+public sealed interface GateResult {
 
     /**
      * The quantity was taken; {@code remaining} is what is left after it, {@code loadEpoch} the load of the Redis
@@ -45,6 +46,26 @@ sealed interface GateResult {
 
     /** A two-step gate's pass refused the order (see {@link GatePass}); {@code type} says why. */
     record Refused(ProblemType type, String detail) implements GateResult {
+    }
+
+    /**
+     * The outcome of a result that refuses the order by itself, the same at every gate; empty for a result the
+     * gate's placement goes on from (taken, a replay, no counter, untrusted).
+     */
+    default Optional<Outcome> refusal() {
+        if (this instanceof SoldOut soldOut) {
+            return Optional.of(new Outcome.SoldOut(soldOut.remaining()));
+        }
+        if (this instanceof LimitReached limit) {
+            return Optional.of(new Outcome.LimitReached(limit.bought(), limit.limit()));
+        }
+        if (this instanceof WrongGate wrongGate) {
+            return Optional.of(new Outcome.WrongGate(wrongGate.gate()));
+        }
+        if (this instanceof Refused refused) {
+            return Optional.of(new Outcome.Refused(refused.type(), refused.detail()));
+        }
+        return Optional.empty();
     }
 
     static GateResult parse(List<?> reply) {

@@ -1,7 +1,6 @@
 package io.flashstock.order.placement;
 
 import io.flashstock.contract.OutboxStatus;
-import io.flashstock.order.config.OrderSettings;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -46,11 +45,11 @@ class GroupCommit {
     private final DistributionSummary batchSizes;
 
     @Autowired
-    GroupCommit(BatchWriter database, OrderSettings settings, MeterRegistry meters) {
+    GroupCommit(BatchWriter database, PlacementSettings settings, MeterRegistry meters) {
         this(database, settings.groupCommit(), meters);
     }
 
-    GroupCommit(BatchWriter database, OrderSettings.GroupCommit settings, MeterRegistry meters) {
+    GroupCommit(BatchWriter database, PlacementSettings.GroupCommit settings, MeterRegistry meters) {
         this.database = database;
         this.writers = settings.writers();
         this.maxBatch = settings.maxBatch();

@@ -1,6 +1,5 @@
 package io.flashstock.order.placement;
 
-import io.flashstock.order.config.OrderSettings;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -31,14 +30,14 @@ class InDoubtOrders implements SchedulingConfigurer {
     private static final Logger log = LoggerFactory.getLogger(InDoubtOrders.class);
 
     private final ConcurrentLinkedQueue<PlacedOrder> pending = new ConcurrentLinkedQueue<>();
-    private final StockGate gate;
+    private final RedisStockGate gate;
     private final OrderRows rows;
     private final Duration checkEvery;
     private final Counter committed;
     private final Counter givenBack;
     private final Counter recounted;
 
-    InDoubtOrders(StockGate gate, OrderRows rows, OrderSettings settings, MeterRegistry meters) {
+    InDoubtOrders(RedisStockGate gate, OrderRows rows, PlacementSettings settings, MeterRegistry meters) {
         this.gate = gate;
         this.rows = rows;
         this.checkEvery = settings.inDoubt().checkEvery();

@@ -1,11 +1,8 @@
 package io.flashstock.order.placement;
 
 import io.flashstock.order.stock.Gate;
-import io.flashstock.order.web.InputRules;
 import io.flashstock.order.web.ProblemType;
-import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.Problems;
-import io.flashstock.warmup.WarmupProperties;
 import io.flashstock.warmup.WarmupTicket;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.http.HttpHeaders;
@@ -21,11 +18,10 @@ import java.util.Arrays;
 import java.util.Optional;
 
 /**
- * {@code POST /order/stock/limit} (the Redis gate) and {@code POST /order/stock/limit/db-lock} (the DB-lock
- * baseline), with the same body, rules and answers: 200 with the order, or a problem (409 sold out, limit
- * reached or the item's gate is the other endpoint's, 404 unknown item, 400/413/415 for a bad request, 503
+ * {@code POST /order/stock/limit} (the Redis gate): 200 with the order, or a problem (409 sold out, limit
+ * reached or the item's gate is another endpoint's, 404 unknown item, 400/413/415 for a bad request, 503
  * when Redis or the database is unavailable). The expected refusals are returned, not thrown: after a
- * sell-out they are most of the traffic.
+ * sell-out they are most of the traffic. The other gates' endpoints answer alike, through {@link #answer}.
  */
 @RestController
 public class OrderController {
@@ -36,23 +32,19 @@ public class OrderController {
     public static final String QUEUE_PATH = "/order/stock/queue/tickets";
     /** Where a token gate's tokens are issued; the order is then placed at {@link #PATH} with the token. */
     public static final String TOKEN_PATH = "/order/stock/tokens";
-    static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
 
+    private final CountedPlacement counted;
+    private final OrderRequests requests;
     private final PlaceOrder placeOrder;
-    private final PlaceOrderWithDbLock placeOrderWithDbLock;
-    private final InputRules rules;
-    private final String warmupItemCode;
-    private final WarmupTicket warmupTicket;
     private final ObjectProvider<TokenRedemption> tokens;
 
-    OrderController(PlaceOrder placeOrder, PlaceOrderWithDbLock placeOrderWithDbLock, InputRules rules,
-                    WarmupProperties warmup, WarmupTicket warmupTicket, ObjectProvider<TokenRedemption> tokens) {
-        this.tokens = tokens;
+    OrderController(CountedPlacement counted, OrderRequests requests, PlaceOrder placeOrder,
+                    ObjectProvider<TokenRedemption> tokens) {
+        this.counted = counted;
+        this.requests = requests;
         this.placeOrder = placeOrder;
-        this.placeOrderWithDbLock = placeOrderWithDbLock;
-        this.rules = rules;
-        this.warmupItemCode = warmup.itemCode();
-        this.warmupTicket = warmupTicket;
+        this.tokens = tokens;
     }
 
     /** The endpoint where a purchase through {@code gate} starts. */
@@ -76,37 +68,21 @@ public class OrderController {
                             @RequestHeader(name = IDEMPOTENCY_KEY, required = false) String idempotencyKey,
                             @RequestHeader(name = WarmupTicket.HEADER, required = false) String ticket,
                             @RequestHeader(name = HttpHeaders.AUTHORIZATION, required = false) String authorization) {
-        var command = command(request, idempotencyKey, ticket);
+        var command = requests.command(request, idempotencyKey, ticket);
         if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
             // an order with a purchase token: the token gate holds its units already
             return tokens.getObject().redeem(authorization, command.itemCode(), command.userId(), command.quantity());
         }
-        return answer(command, placeOrder.place(command));
-    }
-
-    @PostMapping(path = DB_LOCK_PATH, consumes = MediaType.APPLICATION_JSON_VALUE,
-            produces = MediaType.APPLICATION_JSON_VALUE)
-    ResponseEntity<?> placeWithDbLock(@RequestBody PlaceOrderRequest request,
-                                      @RequestHeader(name = IDEMPOTENCY_KEY, required = false) String idempotencyKey,
-                                      @RequestHeader(name = WarmupTicket.HEADER, required = false) String ticket) {
-        var command = command(request, idempotencyKey, ticket);
-        return answer(command, placeOrderWithDbLock.place(command));
-    }
-
-    private OrderCommand command(PlaceOrderRequest request, String idempotencyKey, String ticket) {
-        rules.checkOrder(request.itemCode(), request.userId(), request.quantity(), idempotencyKey);
-        // only the warm-up's own orders: another's would be answered 200, then deleted by its clean-up
-        if (request.itemCode().equals(warmupItemCode) && !warmupTicket.admits(ticket)) {
-            throw new ProblemException(ProblemType.RESERVED_ITEM, "item " + warmupItemCode
-                    + " is reserved for the service's warm-up");
-        }
-        return new OrderCommand(request.itemCode(), request.userId(), request.quantity(), idempotencyKey);
+        return answer(command, counted.place(command.gate(), command, placeOrder::place));
     }
 
     /** The answer to an order: 200 with it, or its refusal as a problem. */
     public static ResponseEntity<?> answer(OrderCommand command, Outcome outcome) {
         if (outcome instanceof Outcome.Accepted accepted) {
             return ResponseEntity.ok(accepted.answer());
+        }
+        if (outcome instanceof Outcome.Replayed replayed) {
+            return ResponseEntity.ok(replayed.answer());
         }
         return Problems.answer(refusal(command, outcome));
     }

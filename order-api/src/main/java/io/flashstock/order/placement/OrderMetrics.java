@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.Timer;
 import org.springframework.stereotype.Component;
 
 import java.util.EnumMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -59,7 +60,7 @@ public class OrderMetrics {
         database.record(call);
     }
 
-    <T> T timeLocked(Supplier<T> call) {
+    public <T> T timeLocked(Supplier<T> call) {
         return locked.record(call);
     }
 
@@ -70,23 +71,15 @@ public class OrderMetrics {
     /** {@code flashstock.orders} of one gate, by outcome. */
     public static final class Outcomes {
 
-        private final Counter accepted;
-        private final Counter soldOut;
-        private final Counter unknownItem;
-        private final Counter limitReached;
-        private final Counter wrongGate;
-        private final Counter rejected;
-        private final Counter failed;
+        private final Map<Outcome.Counted, Counter> counted = new EnumMap<>(Outcome.Counted.class);
         private final Counter overloaded;
 
         private Outcomes(MeterRegistry registry, Gate gate) {
-            accepted = outcome(registry, gate, "accepted");
-            soldOut = outcome(registry, gate, "sold_out");
-            unknownItem = outcome(registry, gate, "unknown_item");
-            limitReached = outcome(registry, gate, "limit_reached");
-            wrongGate = outcome(registry, gate, "wrong_gate");
-            rejected = outcome(registry, gate, "rejected");
-            failed = outcome(registry, gate, "failed");
+            for (Outcome.Counted outcome : Outcome.Counted.values()) {
+                if (outcome != Outcome.Counted.NONE) {
+                    counted.put(outcome, outcome(registry, gate, outcome.name().toLowerCase(Locale.ROOT)));
+                }
+            }
             overloaded = outcome(registry, gate, "overloaded");
         }
 
@@ -95,33 +88,21 @@ public class OrderMetrics {
                     .tag("gate", gate.code()).tag("outcome", outcome).register(registry);
         }
 
-        public void accepted() {
-            accepted.increment();
-        }
-
-        public void soldOut() {
-            soldOut.increment();
-        }
-
-        public void unknownItem() {
-            unknownItem.increment();
-        }
-
-        public void limitReached() {
-            limitReached.increment();
-        }
-
-        public void wrongGate() {
-            wrongGate.increment();
+        /** Counts one order as {@code outcome}; {@link Outcome.Counted#NONE} counts nothing. */
+        public void count(Outcome.Counted outcome) {
+            Counter counter = counted.get(outcome);
+            if (counter != null) {
+                counter.increment();
+            }
         }
 
         /** A request refused before it reached the gate (invalid input, wrong media type, too large). */
         public void rejected() {
-            rejected.increment();
+            count(Outcome.Counted.REJECTED);
         }
 
         public void failed() {
-            failed.increment();
+            count(Outcome.Counted.FAILED);
         }
 
         /** A request refused unread because too many orders were in flight. */

@@ -14,7 +14,7 @@ import java.util.Optional;
 
 /** The SQL of the orders: an order and its outbox row, written together, and whether an order was committed. */
 @Component
-class OrderRows {
+public class OrderRows {
 
     private static final String INSERT_ORDER = """
             INSERT INTO purchase_order (order_code, event_id, item_code, generation, user_id, quantity, remaining,
@@ -26,14 +26,14 @@ class OrderRows {
     private final JdbcTemplate batches;
     private final Outbox outbox;
 
-    OrderRows(JdbcClient jdbc, JdbcTemplate batches, Outbox outbox) {
+    public OrderRows(JdbcClient jdbc, JdbcTemplate batches, Outbox outbox) {
         this.jdbc = jdbc;
         this.batches = batches;
         this.outbox = outbox;
     }
 
     /** Inserts the orders and their outbox rows, two statements whatever their number; only inside a transaction. */
-    void insert(List<PendingOrder> orders) {
+    public void insert(List<PendingOrder> orders) {
         List<Object[]> rows = new ArrayList<>(orders.size());
         List<StockEvent> events = new ArrayList<>(orders.size());
         List<OutboxStatus> statuses = new ArrayList<>(orders.size());
@@ -57,7 +57,7 @@ class OrderRows {
     }
 
     /** The order placed for the item with this Idempotency-Key, as the first answer to it. */
-    Optional<FirstAnswer> firstWithKey(String itemCode, String idempotencyKey) {
+    public Optional<FirstAnswer> firstWithKey(String itemCode, String idempotencyKey) {
         return jdbc.sql("""
                         SELECT order_code, quantity, remaining, generation, user_id FROM purchase_order
                         WHERE item_code = ? AND idempotency_key = ?""")

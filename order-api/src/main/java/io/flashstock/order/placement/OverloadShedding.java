@@ -1,6 +1,5 @@
 package io.flashstock.order.placement;
 
-import io.flashstock.order.config.OrderSettings;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.web.ProblemType;
 import io.github.resilience4j.bulkhead.Bulkhead;
@@ -31,8 +30,8 @@ import java.util.Map;
  * Bounds one order endpoint's requests in flight: a request that finds no slot within its wait is answered 503
  * {@code OVERLOADED} with {@code Retry-After}, unread, before it takes stock, at a fraction of an order's cost. A
  * Resilience4j semaphore bulkhead per endpoint; its {@code resilience4j.bulkhead.*} meters show the requests in
- * flight. The Redis gate's bound is load shedding, opt-in ({@link OrderSettings.Overload}); the DB-lock baseline's
- * is always on ({@link OrderSettings.DbLock}): its orders hold a server thread while they queue on their row, and
+ * flight. The Redis gate's bound is load shedding, opt-in ({@link PlacementSettings.Overload}); the DB-lock baseline's
+ * is always on ({@link PlacementSettings.DbLock}): its orders hold a server thread while they queue on their row, and
  * unbounded they could take every thread the engine's orders need.
  */
 final class OverloadShedding extends OncePerRequestFilter {
@@ -97,7 +96,7 @@ final class OverloadShedding extends OncePerRequestFilter {
 
         /** Right after {@link EndpointLatency}, so that refusals are timed too. */
         @Bean
-        FilterRegistrationBean<OverloadShedding> redisGateBound(OrderSettings settings, OrderMetrics metrics,
+        FilterRegistrationBean<OverloadShedding> redisGateBound(PlacementSettings settings, OrderMetrics metrics,
                                                                JsonMapper json, MeterRegistry meters) {
             var overload = settings.overload();
             return registration(new OverloadShedding(Gate.REDIS, overload.maxInFlight(), overload.maxWait(), metrics,
@@ -109,7 +108,7 @@ final class OverloadShedding extends OncePerRequestFilter {
     static class DbLockBound {
 
         @Bean
-        FilterRegistrationBean<OverloadShedding> dbLockBound(OrderSettings settings, OrderMetrics metrics,
+        FilterRegistrationBean<OverloadShedding> dbLockBound(PlacementSettings settings, OrderMetrics metrics,
                                                             JsonMapper json, MeterRegistry meters) {
             return registration(new OverloadShedding(Gate.DB_LOCK, settings.dbLock().maxInFlight(), Duration.ZERO,
                     metrics, json, meters));

@@ -2,14 +2,11 @@ package io.flashstock.order.placement;
 
 import com.fasterxml.uuid.Generators;
 import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
-import io.flashstock.contract.OutboxStatus;
-import io.flashstock.order.config.OrderSettings;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockItems;
 import io.flashstock.order.stock.StockReload;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
-import io.flashstock.warmup.WarmupProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
@@ -42,7 +39,7 @@ public class PlaceOrder {
 
     /** UUIDv7: time-ordered (index-friendly) with 74 random bits, so codes never collide. */
     private final TimeBasedEpochGenerator uuids = Generators.timeBasedEpochGenerator();
-    private final StockGate gate;
+    private final RedisStockGate gate;
     private final GroupCommit groupCommit;
     private final OrderRows rows;
     private final InDoubtOrders inDoubt;
@@ -52,11 +49,10 @@ public class PlaceOrder {
     private final OrderMetrics metrics;
     private final Clock clock;
     private final Duration abandonedAfter;
-    private final String warmupItemCode;
 
-    PlaceOrder(StockGate gate, GroupCommit groupCommit, OrderRows rows, InDoubtOrders inDoubt, DatabaseBreaker breaker, StockItems items,
-               StockReload reloads, OrderMetrics metrics, Clock clock, WarmupProperties warmup,
-               OrderSettings settings) {
+    PlaceOrder(RedisStockGate gate, GroupCommit groupCommit, OrderRows rows, InDoubtOrders inDoubt,
+               DatabaseBreaker breaker, StockItems items, StockReload reloads, OrderMetrics metrics, Clock clock,
+               PlacementSettings settings) {
         this.gate = gate;
         this.groupCommit = groupCommit;
         this.rows = rows;
@@ -67,34 +63,22 @@ public class PlaceOrder {
         this.metrics = metrics;
         this.clock = clock;
         this.abandonedAfter = settings.redis().takeDeadline().plus(settings.redis().takeRecordTtl());
-        this.warmupItemCode = warmup.itemCode();
     }
 
     public Outcome place(OrderCommand command) {
         if (!breaker.admits()) {
-            outcomes(command).failed();
             throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE,
                     "the order database is unreachable; no stock was taken");
         }
         // made before the gate, so that the gate can store it as the Idempotency-Key's first answer
         String orderCode = uuids.generate().toString();
-        GateResult gateResult;
-        try {
-            gateResult = metrics.timeRedis(() -> gate.take(command, orderCode));
-        } catch (ProblemException redisDown) {
-            outcomes(command).failed();
-            throw redisDown;
-        }
+        GateResult gateResult = metrics.timeRedis(() -> gate.take(command, orderCode));
         if (gateResult instanceof GateResult.Taken taken) {
             return write(command, orderCode, taken);
         }
-        if (gateResult instanceof GateResult.SoldOut soldOut) {
-            outcomes(command).soldOut();
-            return new Outcome.SoldOut(soldOut.remaining());
-        }
-        if (gateResult instanceof GateResult.LimitReached limit) {
-            outcomes(command).limitReached();
-            return new Outcome.LimitReached(limit.bought(), limit.limit());
+        Optional<Outcome> refusal = gateResult.refusal();
+        if (refusal.isPresent()) {
+            return refusal.get();
         }
         if (gateResult instanceof GateResult.Replay replay) {
             return replay(command, replay.first());
@@ -102,28 +86,14 @@ public class PlaceOrder {
         if (gateResult instanceof GateResult.Untrusted) {
             return rebuild(command);
         }
-        if (gateResult instanceof GateResult.WrongGate wrongGate) {
-            outcomes(command).wrongGate();
-            return new Outcome.WrongGate(wrongGate.gate());
-        }
-        if (gateResult instanceof GateResult.Refused refused) {
-            outcomes(command).rejected();
-            return new Outcome.Refused(refused.type(), refused.detail());
-        }
         return unknown(command);
-    }
-
-    /** The outcome counters of the gate the order came through. */
-    private OrderMetrics.Outcomes outcomes(OrderCommand command) {
-        return metrics.of(command.gate());
     }
 
     private Outcome write(OrderCommand command, String orderCode, GateResult.Taken taken) {
         var order = new PlacedOrder(orderCode, uuids.generate(), command, taken.generation(), taken.loadEpoch(),
                 taken.remaining(), clock.instant());
-        OutboxStatus status = command.itemCode().equals(warmupItemCode) ? OutboxStatus.WARMUP : OutboxStatus.NEW;
         try {
-            metrics.timeDatabase(() -> groupCommit.write(order, status));
+            metrics.timeDatabase(() -> groupCommit.write(order, command.outboxStatus()));
         } catch (GroupCommit.Fenced fenced) {
             // the rebuild counted without this order; giving back can only touch the counter it replaces
             giveBack(order);
@@ -134,14 +104,11 @@ public class PlaceOrder {
                 // Redis forgot the key's first answer; the database has the first order
                 return replayFromDatabase(command, notWritten);
             }
-            outcomes(command).failed();
             throw failure(notWritten.getCause(), "the order could not be written; its stock was given back");
         } catch (CheckedCommit.OutcomeUnknown unknown) {
             inDoubt.hold(order);
-            outcomes(command).failed();
             throw outcomeUnknown(order.orderCode(), IN_DOUBT, unknown);
         }
-        outcomes(command).accepted();
         return new Outcome.Accepted(order.answer());
     }
 
@@ -164,7 +131,7 @@ public class PlaceOrder {
     }
 
     /** The answer to an order the database did not write: 503 when the database failed, else a bug. */
-    static RuntimeException failure(Throwable cause, String detail) {
+    public static RuntimeException failure(Throwable cause, String detail) {
         if (cause instanceof DataAccessException || cause instanceof TransactionException
                 || DatabaseBreaker.isUnreachable(cause)) {
             return new ProblemException(ProblemType.DATABASE_UNAVAILABLE, detail, cause);
@@ -176,7 +143,8 @@ public class PlaceOrder {
      * The order may or may not stand: not an outage (a client that took it for one might buy again), but an
      * answer to retry with the same {@code Idempotency-Key}, which will tell.
      */
-    static ProblemException outcomeUnknown(String orderCode, String detail, CheckedCommit.OutcomeUnknown unknown) {
+    public static ProblemException outcomeUnknown(String orderCode, String detail,
+                                                  CheckedCommit.OutcomeUnknown unknown) {
         return new ProblemException(ProblemType.ORDER_OUTCOME_UNKNOWN, detail, unknown.getCause())
                 .with("orderCode", orderCode);
     }
@@ -184,14 +152,12 @@ public class PlaceOrder {
     /** The gate returned the first answer: it stands once its order is committed. */
     private Outcome replay(OrderCommand command, FirstAnswer first) {
         if (!first.sameOrder(command)) {
-            outcomes(command).rejected();
             return new Outcome.KeyReused();
         }
         boolean committed;
         try {
             committed = rows.contains(first.orderCode());
         } catch (DataAccessException e) {
-            outcomes(command).failed();
             throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the first order", e);
         }
         if (!committed) {
@@ -199,8 +165,7 @@ public class PlaceOrder {
             return abandoned(first) && command.idempotencyKey() != null ? settleAbandoned(command, first)
                     : new Outcome.ReplayInProgress(first.orderCode());
         }
-        // not counted as accepted: that counts orders written, and this one was counted when it was
-        return new Outcome.Accepted(first.answer(command.itemCode()));
+        return new Outcome.Replayed(first.answer(command.itemCode()));
     }
 
     /**
@@ -234,24 +199,20 @@ public class PlaceOrder {
         try {
             first = rows.firstWithKey(command.itemCode(), command.idempotencyKey());
         } catch (DataAccessException e) {
-            outcomes(command).failed();
             throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the first order", e);
         }
         if (first.isEmpty()) {
-            outcomes(command).failed();
             throw failure(duplicate.getCause(), "the order could not be written; its stock was given back");
         }
         if (!first.get().sameOrder(command)) {
-            outcomes(command).rejected();
             return new Outcome.KeyReused();
         }
-        return new Outcome.Accepted(first.get().answer(command.itemCode()));
+        return new Outcome.Replayed(first.get().answer(command.itemCode()));
     }
 
     /** Refuses the order with nothing sold, while the item's counter is rebuilt (if no one is at it already). */
     private Outcome rebuild(OrderCommand command) {
         reloads.heal(command.itemCode());
-        outcomes(command).failed();
         return new Outcome.StockReloading();
     }
 
@@ -264,15 +225,12 @@ public class PlaceOrder {
         try {
             gate = items.gate(command.itemCode());
         } catch (DataAccessException e) {
-            outcomes(command).failed();
             throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the item", e);
         }
         if (gate.isEmpty()) {
-            outcomes(command).unknownItem();
             return new Outcome.UnknownItem();
         }
         if (gate.get() == Gate.DB_LOCK) {
-            outcomes(command).wrongGate();
             return new Outcome.WrongGate(Gate.DB_LOCK);
         }
         return rebuild(command);

@@ -9,7 +9,7 @@ import java.util.UUID;
  * An order whose quantity the gate took, about to be written with its {@link StockDeducted} event;
  * {@code loadEpoch} is the load of the Redis counter it was taken from (see {@link GateResult.Taken}).
  */
-record PlacedOrder(String orderCode, UUID eventId, OrderCommand command, long generation, long loadEpoch,
+public record PlacedOrder(String orderCode, UUID eventId, OrderCommand command, long generation, long loadEpoch,
                    long remaining, Instant createdAt) {
 
     StockDeducted event() {
@@ -17,7 +17,7 @@ record PlacedOrder(String orderCode, UUID eventId, OrderCommand command, long ge
                 generation, createdAt);
     }
 
-    OrderAnswer answer() {
+    public OrderAnswer answer() {
         return new OrderAnswer(orderCode, command.itemCode(), command.quantity(), remaining);
     }
 }

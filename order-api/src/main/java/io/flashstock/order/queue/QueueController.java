@@ -1,5 +1,6 @@
 package io.flashstock.order.queue;
 
+import io.flashstock.order.placement.CountedPlacement;
 import io.flashstock.order.placement.OrderCommand;
 import io.flashstock.order.placement.OrderController;
 import io.flashstock.order.placement.PlaceOrder;
@@ -30,12 +31,15 @@ class QueueController {
 
     private final EnterWaitingRoom enter;
     private final PollTicket poll;
+    private final CountedPlacement counted;
     private final PlaceOrder placeOrder;
     private final InputRules rules;
 
-    QueueController(EnterWaitingRoom enter, PollTicket poll, PlaceOrder placeOrder, InputRules rules) {
+    QueueController(EnterWaitingRoom enter, PollTicket poll, CountedPlacement counted, PlaceOrder placeOrder,
+                    InputRules rules) {
         this.enter = enter;
         this.poll = poll;
+        this.counted = counted;
         this.placeOrder = placeOrder;
         this.rules = rules;
     }
@@ -66,6 +70,6 @@ class QueueController {
         }
         var command = new OrderCommand(request.itemCode(), request.userId(), request.quantity(), idempotencyKey,
                 new Admission(ticket));
-        return OrderController.answer(command, placeOrder.place(command));
+        return OrderController.answer(command, counted.place(command.gate(), command, placeOrder::place));
     }
 }

@@ -26,7 +26,7 @@ class StockAdminController {
     @PutMapping(path = "/stock", consumes = MediaType.APPLICATION_JSON_VALUE)
     ItemView setStock(@PathVariable String itemCode, @RequestBody SetStockRequest request) {
         rules.checkItemCode(itemCode);
-        rules.checkStock(request.quantity(), request.perUserLimit(), request.gate());
+        StockRules.checkStock(request.quantity(), request.perUserLimit(), request.gate());
         return administration.reset(itemCode, request.quantity(), request.perUserLimit(), request.gateOrDefault());
     }
 

@@ -4,7 +4,6 @@ import com.fasterxml.uuid.Generators;
 import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 import io.flashstock.contract.OutboxStatus;
 import io.flashstock.contract.StockReset;
-import io.flashstock.order.config.OrderSettings;
 import io.flashstock.order.outbox.Outbox;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
@@ -39,7 +38,7 @@ class StockAdministration {
     private final ObjectProvider<HeldUnits> heldUnits;
 
     StockAdministration(StockItems items, StockCounters counters, StockReload reloads, Outbox outbox,
-                        PlatformTransactionManager transactions, Clock clock, OrderSettings settings,
+                        PlatformTransactionManager transactions, Clock clock, StockSettings settings,
                         WarmupProperties warmup, ObjectProvider<HeldUnits> heldUnits) {
         this.heldUnits = heldUnits;
         this.items = items;

@@ -1,6 +1,5 @@
 package io.flashstock.order.stock;
 
-import io.flashstock.order.config.OrderSettings;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
 import org.springframework.dao.DataAccessException;
@@ -37,7 +36,7 @@ class StockCounters {
     private final StringRedisTemplate redis;
     private final String perUserTtlMillis;
 
-    StockCounters(StringRedisTemplate redis, OrderSettings settings) {
+    StockCounters(StringRedisTemplate redis, StockSettings settings) {
         this.redis = redis;
         this.perUserTtlMillis = Long.toString(settings.perUserTtl().toMillis());
     }

@@ -1,6 +1,5 @@
 package io.flashstock.order.stock;
 
-import io.flashstock.order.config.OrderSettings;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
 import io.micrometer.core.instrument.Counter;
@@ -56,7 +55,7 @@ public class StockReload {
     private final StockItems items;
     private final StockCounters counters;
     private final TransactionTemplate fence;
-    private final OrderSettings settings;
+    private final StockSettings settings;
     private final TaskExecutor executor;
     private final Set<String> healing = ConcurrentHashMap.newKeySet();
     private final Counter rebuilt;
@@ -64,7 +63,7 @@ public class StockReload {
     private final ObjectProvider<HeldUnits> heldUnits;
 
     StockReload(StockItems items, StockCounters counters, PlatformTransactionManager transactions,
-                OrderSettings settings, @Qualifier("applicationTaskExecutor") TaskExecutor executor,
+                StockSettings settings, @Qualifier("applicationTaskExecutor") TaskExecutor executor,
                 MeterRegistry meters, ObjectProvider<HeldUnits> heldUnits) {
         this.heldUnits = heldUnits;
         this.items = items;
@@ -79,7 +78,7 @@ public class StockReload {
     }
 
     /** A transaction bounded by the fence timeout: it may wait for order transactions holding the item's row. */
-    static TransactionTemplate fencing(PlatformTransactionManager transactions, OrderSettings settings) {
+    static TransactionTemplate fencing(PlatformTransactionManager transactions, StockSettings settings) {
         var template = new TransactionTemplate(transactions);
         template.setTimeout(Math.toIntExact(Math.max(1, settings.reload().fenceTimeout().toSeconds())));
         return template;

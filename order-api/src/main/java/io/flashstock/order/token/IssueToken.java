@@ -3,6 +3,7 @@ package io.flashstock.order.token;
 import com.fasterxml.uuid.Generators;
 import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 import io.flashstock.order.placement.OrderWrites;
+import io.flashstock.order.placement.Outcome.Counted;
 import io.flashstock.order.placement.OrderMetrics;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockItems;
@@ -82,15 +83,15 @@ class IssueToken {
             return new Issued(signer.sign(claims), claims);
         }
         if (issue instanceof TokenHolds.Issue.SoldOut soldOut) {
-            outcomes.soldOut();
+            outcomes.count(Counted.SOLD_OUT);
             return new Refused.SoldOut(soldOut.remaining());
         }
         if (issue instanceof TokenHolds.Issue.LimitReached limit) {
-            outcomes.limitReached();
+            outcomes.count(Counted.LIMIT_REACHED);
             return new Refused.LimitReached(limit.bought(), limit.limit());
         }
         if (issue instanceof TokenHolds.Issue.WrongGate wrong) {
-            outcomes.wrongGate();
+            outcomes.count(Counted.WRONG_GATE);
             return new Refused.WrongGate(wrong.gate());
         }
         if (issue instanceof TokenHolds.Issue.Untrusted) {
@@ -105,11 +106,11 @@ class IssueToken {
             throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the item", e);
         }
         if (gate.isEmpty()) {
-            outcomes.unknownItem();
+            outcomes.count(Counted.UNKNOWN_ITEM);
             return new Refused.UnknownItem();
         }
         if (gate.get() == Gate.DB_LOCK) {
-            outcomes.wrongGate();
+            outcomes.count(Counted.WRONG_GATE);
             return new Refused.WrongGate(Gate.DB_LOCK);
         }
         throw rebuilding(itemCode);

@@ -3,6 +3,7 @@ package io.flashstock.order.token;
 import io.flashstock.order.placement.OrderAnswer;
 import io.flashstock.order.placement.OrderMetrics;
 import io.flashstock.order.placement.OrderWrites;
+import io.flashstock.order.placement.Outcome.Counted;
 import io.flashstock.order.placement.TokenRedemption;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockReload;
@@ -138,7 +139,7 @@ class RedeemToken implements TokenRedemption {
                 started.loadEpoch(), started.remaining());
         if (written instanceof OrderWrites.Written.Committed committed) {
             release(token);
-            outcomes.accepted();
+            outcomes.count(Counted.ACCEPTED);
             return committed.answer();
         }
         if (written instanceof OrderWrites.Written.Duplicate) {

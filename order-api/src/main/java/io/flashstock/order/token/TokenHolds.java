@@ -1,9 +1,10 @@
 package io.flashstock.order.token;
 
-import io.flashstock.order.config.OrderSettings;
+import io.flashstock.order.placement.PlacementSettings;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.RedisScripts;
 import io.flashstock.order.stock.StockKeys;
+import io.flashstock.order.stock.StockSettings;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
 import org.springframework.dao.DataAccessException;
@@ -93,11 +94,11 @@ class TokenHolds {
     private final String graceMillis;
     private final String settleAfterMillis;
 
-    TokenHolds(StringRedisTemplate redis, OrderSettings orders, TokenSettings tokens) {
+    TokenHolds(StringRedisTemplate redis, StockSettings stock, PlacementSettings placement, TokenSettings tokens) {
         this.redis = redis;
-        this.perUserTtlMillis = Long.toString(orders.perUserTtl().toMillis());
-        this.takeRecordTtlMillis = Long.toString(orders.redis().takeRecordTtl().toMillis());
-        this.idempotencyTtlMillis = Long.toString(orders.idempotencyTtl().toMillis());
+        this.perUserTtlMillis = Long.toString(stock.perUserTtl().toMillis());
+        this.takeRecordTtlMillis = Long.toString(placement.redis().takeRecordTtl().toMillis());
+        this.idempotencyTtlMillis = Long.toString(stock.idempotencyTtl().toMillis());
         this.ttlMillis = Long.toString(tokens.ttl().toMillis());
         this.graceMillis = Long.toString(tokens.grace().toMillis());
         this.settleAfterMillis = Long.toString(tokens.settleAfter().toMillis());

@@ -1,6 +1,5 @@
 package io.flashstock.order.web;
 
-import io.flashstock.order.config.AdminSettings;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.http.HttpHeaders;

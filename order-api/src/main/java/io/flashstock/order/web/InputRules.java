@@ -1,14 +1,10 @@
 package io.flashstock.order.web;
 
-import io.flashstock.order.config.OrderSettings;
-import io.flashstock.order.stock.Gate;
 import org.springframework.stereotype.Component;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 /**
  * What the endpoints accept. A request that breaks a rule is refused with 400 {@code INVALID_REQUEST}
@@ -22,12 +18,10 @@ public class InputRules {
     /** The user id column's width in the orders schema. */
     private static final int USER_ID_MAX_LENGTH = 64;
     private static final int IDEMPOTENCY_KEY_MAX_LENGTH = 128;
-    /** Lua numbers are doubles: counters stay exact below 2^53, so stock stays well below that. */
-    private static final long MAX_STOCK = 1_000_000_000_000L;
 
-    private final OrderSettings settings;
+    private final WebSettings settings;
 
-    public InputRules(OrderSettings settings) {
+    public InputRules(WebSettings settings) {
         this.settings = settings;
     }
 
@@ -63,24 +57,6 @@ public class InputRules {
         refuseIfAny(errors);
     }
 
-    /** A stock reset: {@code gate} is null (the Redis gate) or one of the {@link Gate} codes. */
-    public void checkStock(Long quantity, Integer perUserLimit, String gate) {
-        var errors = new ArrayList<String>();
-        if (quantity == null) {
-            errors.add("quantity is required");
-        } else if (quantity < 0 || quantity > MAX_STOCK) {
-            errors.add("quantity must be between 0 and " + MAX_STOCK);
-        }
-        if (perUserLimit != null && perUserLimit < 1) {
-            errors.add("perUserLimit must be at least 1, or null for no limit");
-        }
-        if (gate != null && Gate.byCode(gate).isEmpty()) {
-            errors.add("gate must be one of " + Arrays.stream(Gate.values()).map(Gate::code)
-                    .collect(Collectors.joining(", ")) + ", or null for redis");
-        }
-        refuseIfAny(errors);
-    }
-
     private void itemCode(String itemCode, List<String> errors) {
         if (itemCode == null || itemCode.isBlank()) {
             errors.add("itemCode is required");
@@ -91,7 +67,8 @@ public class InputRules {
         }
     }
 
-    private static void refuseIfAny(List<String> errors) {
+    /** Refuses a request with every rule it broke, if it broke any; the other packages' rules answer alike. */
+    public static void refuseIfAny(List<String> errors) {
         if (!errors.isEmpty()) {
             throw new ProblemException(ProblemType.INVALID_REQUEST, String.join("; ", errors)).with("errors", errors);
         }

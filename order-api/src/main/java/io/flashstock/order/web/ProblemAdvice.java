@@ -1,7 +1,5 @@
 package io.flashstock.order.web;
 
-import io.flashstock.order.placement.OrderController;
-import io.flashstock.order.placement.OrderMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
@@ -25,6 +23,7 @@ import tools.jackson.core.exc.StreamReadException;
 import tools.jackson.databind.DatabindException;
 import tools.jackson.databind.exc.UnrecognizedPropertyException;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.stream.Collectors;
 
@@ -37,10 +36,10 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(ProblemAdvice.class);
 
-    private final OrderMetrics metrics;
+    private final List<RejectionListener> rejections;
 
-    ProblemAdvice(OrderMetrics metrics) {
-        this.metrics = metrics;
+    ProblemAdvice(List<RejectionListener> rejections) {
+        this.rejections = rejections;
     }
 
     @ExceptionHandler(ProblemException.class)
@@ -55,7 +54,7 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
             log.warn("{}: {}{}", ex.type().code(), ex.getMessage(),
                     ex.getCause() == null ? "" : " (" + ex.getCause() + ")");
         }
-        countRejection(problem, request);
+        reportRejection(problem, request);
         return Problems.answer(problem, headers);
     }
 
@@ -88,7 +87,7 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
         if (problem.getProperties() == null || !problem.getProperties().containsKey("code")) {
             Problems.describe(problem, typeOf(ex, statusCode));
         }
-        countRejection(problem, request);
+        reportRejection(problem, request);
         ResponseEntity<ProblemDetail> answer = Problems.answer(problem, headers);
         return new ResponseEntity<>(answer.getBody(), answer.getHeaders(), answer.getStatusCode());
     }
@@ -131,9 +130,9 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
         return Problems.detail(ProblemType.MALFORMED_JSON, "the request body is missing");
     }
 
-    private void countRejection(ProblemDetail problem, WebRequest request) {
+    private void reportRejection(ProblemDetail problem, WebRequest request) {
         if (problem.getStatus() >= 400 && problem.getStatus() < 500 && request instanceof ServletWebRequest servlet) {
-            OrderController.gateOf(servlet.getRequest().getRequestURI()).ifPresent(gate -> metrics.of(gate).rejected());
+            rejections.forEach(listener -> listener.rejected(servlet.getRequest()));
         }
     }
 }

@@ -1,6 +1,5 @@
 package io.flashstock.order.web;
 
-import io.flashstock.order.config.OrderSettings;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
@@ -30,7 +29,7 @@ class RequestBodyLimit extends OncePerRequestFilter {
 
     private final long limit;
 
-    RequestBodyLimit(OrderSettings settings) {
+    RequestBodyLimit(WebSettings settings) {
         this.limit = settings.maxBodySize().toBytes();
     }
 

@@ -9,9 +9,10 @@ import java.util.List;
 
 /**
  * Refuses an order that carries more than one {@code Idempotency-Key} header line, before its body is read.
- * Spring would join them into one key ("k1,k2") that neither of the client's keys replays.
+ * Spring would join them into one key ("k1,k2") that neither of the client's keys replays. Registered by the
+ * features on their order endpoints.
  */
-class SingleIdempotencyKey implements HandlerInterceptor {
+public class SingleIdempotencyKey implements HandlerInterceptor {
 
     private static final String HEADER = "Idempotency-Key";
 

@@ -1,7 +1,5 @@
 package io.flashstock.order.web;
 
-import io.flashstock.order.config.AdminSettings;
-import io.flashstock.order.placement.OrderController;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
@@ -18,7 +16,5 @@ class WebConfiguration implements WebMvcConfigurer {
     @Override
     public void addInterceptors(InterceptorRegistry registry) {
         registry.addInterceptor(new AdminAccess(adminSettings)).addPathPatterns("/admin/**");
-        registry.addInterceptor(new SingleIdempotencyKey())
-                .addPathPatterns(OrderController.PATH, OrderController.DB_LOCK_PATH);
     }
 }

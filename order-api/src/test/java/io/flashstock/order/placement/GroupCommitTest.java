@@ -1,7 +1,6 @@
 package io.flashstock.order.placement;
 
 import io.flashstock.contract.OutboxStatus;
-import io.flashstock.order.config.OrderSettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -165,7 +164,8 @@ class GroupCommitTest {
     }
 
     private GroupCommit groupCommit(int writers, int maxBatch) {
-        return new GroupCommit(database, new OrderSettings.GroupCommit(writers, maxBatch), new SimpleMeterRegistry());
+        return new GroupCommit(database, new PlacementSettings.GroupCommit(writers, maxBatch),
+                new SimpleMeterRegistry());
     }
 
     private Future<?> place(GroupCommit commit, String code) {

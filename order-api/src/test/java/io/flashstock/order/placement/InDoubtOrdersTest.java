@@ -32,7 +32,7 @@ import static org.mockito.Mockito.when;
 class InDoubtOrdersTest {
 
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-    private final StockGate gate = mock(StockGate.class);
+    private final RedisStockGate gate = mock(RedisStockGate.class);
     private final OrderRows rows = mock(OrderRows.class);
     private final InDoubtOrders inDoubt = new InDoubtOrders(gate, rows, TestSettings.defaults(), meters);
 

@@ -6,6 +6,7 @@ import io.flashstock.contract.StockEvent;
 import io.flashstock.order.ApiClient;
 import io.flashstock.order.OrderApiIntegrationTest;
 import io.flashstock.contract.Utc;
+import io.flashstock.order.placement.dblock.DbLockTransactions;
 import io.flashstock.order.stock.StockKeys;
 import io.flashstock.warmup.WarmupFixture;
 import io.flashstock.warmup.WarmupProperties;
@@ -113,7 +114,7 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
     @Autowired
     private JsonMapper jsonMapper;
     @Autowired
-    private StockGate gate;
+    private RedisStockGate gate;
     @Autowired
     private CheckedCommit checkedCommit;
     @Autowired

@@ -1,8 +1,5 @@
 package io.flashstock.order.placement;
 
-import io.flashstock.order.config.OrderSettings;
-import org.springframework.util.unit.DataSize;
-
 import java.time.Duration;
 
 /** The engine's settings at their defaults, for unit tests that build its classes by hand. */
@@ -15,14 +12,13 @@ final class TestSettings {
     }
 
     /** The defaults, but with the group commit writing each order alone on its caller's thread. */
-    static OrderSettings defaults() {
-        return new OrderSettings(100, 64, DataSize.ofKilobytes(4), Duration.ofHours(24), Duration.ofDays(7),
-                new OrderSettings.Reload(Duration.ofSeconds(1), Duration.ofSeconds(15)),
-                new OrderSettings.Redis(0, 0, Duration.ofSeconds(60), Duration.ofSeconds(5)),
-                new OrderSettings.GroupCommit(0, 64),
-                new OrderSettings.Outage(Duration.ofSeconds(1)),
-                new OrderSettings.InDoubt(Duration.ofSeconds(1)),
-                new OrderSettings.Overload(0, Duration.ofMillis(10)),
-                new OrderSettings.DbLock(50, 10, Duration.ofSeconds(1)));
+    static PlacementSettings defaults() {
+        return new PlacementSettings(
+                new PlacementSettings.Redis(Duration.ofSeconds(60), Duration.ofSeconds(5)),
+                new PlacementSettings.GroupCommit(0, 64),
+                new PlacementSettings.Outage(Duration.ofSeconds(1)),
+                new PlacementSettings.InDoubt(Duration.ofSeconds(1)),
+                new PlacementSettings.Overload(0, Duration.ofMillis(10)),
+                new PlacementSettings.DbLock(50, 10, Duration.ofSeconds(1)));
     }
 }

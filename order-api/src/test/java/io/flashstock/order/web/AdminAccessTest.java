@@ -1,6 +1,5 @@
 package io.flashstock.order.web;
 
-import io.flashstock.order.config.AdminSettings;
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;

@@ -1,12 +1,10 @@
 package io.flashstock.order.web;
 
-import io.flashstock.order.config.OrderSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.util.unit.DataSize;
 
-import java.time.Duration;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -15,11 +13,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class InputRulesTest {
 
-    private final InputRules rules = new InputRules(new OrderSettings(10, 12, DataSize.ofKilobytes(4),
-            Duration.ofHours(1), Duration.ofDays(1), new OrderSettings.Reload(Duration.ofSeconds(5), Duration.ofSeconds(15)), new OrderSettings.Redis(0, 0, Duration.ofSeconds(60), Duration.ofSeconds(5)),
-            new OrderSettings.GroupCommit(2, 64), new OrderSettings.Outage(Duration.ofSeconds(1)),
-            new OrderSettings.InDoubt(Duration.ofSeconds(1)), new OrderSettings.Overload(128, Duration.ofMillis(10)),
-            new OrderSettings.DbLock(50, 10, Duration.ofSeconds(30))));
+    private final InputRules rules = new InputRules(new WebSettings(10, 12, DataSize.ofKilobytes(4)));
 
     @ParameterizedTest
     @ValueSource(strings = {"1234", "A", "item-1", "a.b_c-d", "123456789012"})
@@ -74,25 +68,5 @@ class InputRulesTest {
         assertThatThrownBy(() -> rules.checkOrder("a", "u", 1, "k".repeat(129))).hasMessageContaining("Idempotency-Key");
         assertThatThrownBy(() -> rules.checkOrder("a", "u", 1, "")).hasMessageContaining("Idempotency-Key");
         assertThatThrownBy(() -> rules.checkOrder("a", "u", 1, "clé")).hasMessageContaining("Idempotency-Key");
-    }
-
-    @Test
-    void stockIsZeroOrMoreAndTheLimitAtLeastOne() {
-        assertThatCode(() -> rules.checkStock(0L, null, null)).doesNotThrowAnyException();
-        assertThatCode(() -> rules.checkStock(1_000_000L, 1, null)).doesNotThrowAnyException();
-        assertThatThrownBy(() -> rules.checkStock(-1L, null, null)).hasMessageContaining("quantity");
-        assertThatThrownBy(() -> rules.checkStock(null, null, null)).hasMessageContaining("quantity is required");
-        assertThatThrownBy(() -> rules.checkStock(5L, 0, null)).hasMessageContaining("perUserLimit");
-    }
-
-    @Test
-    void theGateIsRedisOrDbLockOrLeftOut() {
-        assertThatCode(() -> rules.checkStock(5L, null, "redis")).doesNotThrowAnyException();
-        assertThatCode(() -> rules.checkStock(5L, null, "db-lock")).doesNotThrowAnyException();
-        assertThatThrownBy(() -> rules.checkStock(5L, null, "Redis")).hasMessageContaining("gate must be one of "
-                + "redis, db-lock");
-        assertThatThrownBy(() -> rules.checkStock(5L, null, "")).hasMessageContaining("gate");
-        assertThatThrownBy(() -> rules.checkStock(-1L, 0, "mysql")).isInstanceOfSatisfying(ProblemException.class,
-                e -> assertThat((List<?>) e.properties().get("errors")).hasSize(3));
     }
 }

@@ -3,6 +3,7 @@ package io.flashstock.order.web;
 import io.flashstock.order.ApiClient;
 import io.flashstock.order.OrderApiIntegrationTest;
 import io.flashstock.order.stock.StockKeys;
+import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.ServletContext;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -51,6 +52,9 @@ class MalformedRequestIT extends OrderApiIntegrationTest {
 
     @Autowired
     private WebApplicationContext context;
+
+    @Autowired
+    private MeterRegistry meters;
 
     @DynamicPropertySource
     static void infrastructure(DynamicPropertyRegistry registry) {
@@ -235,6 +239,23 @@ class MalformedRequestIT extends OrderApiIntegrationTest {
         if (redisCounter(ITEM) == null) {
             setStock(ITEM, STOCK_UNITS, null);
         }
+    }
+
+    /** Refused before it reached its gate, an order is counted once, as its endpoint's gate's rejected order. */
+    @Test
+    void aBadOrderIsCountedAsRejectedByItsEndpointsGate() {
+        double redisBefore = rejected("redis");
+        double dbLockBefore = rejected("db-lock");
+
+        assertThat(api().send(post(api(), ORDER, "hello")).status()).isEqualTo(400);
+        assertThat(api().send(post(api(), DB_LOCK_ORDER, ApiClient.orderJson(ITEM, "u1", 0))).status()).isEqualTo(400);
+
+        assertThat(rejected("redis") - redisBefore).isEqualTo(1);
+        assertThat(rejected("db-lock") - dbLockBefore).isEqualTo(1);
+    }
+
+    private double rejected(String gate) {
+        return meters.get("flashstock.orders").tags("gate", gate, "outcome", "rejected").counter().count();
     }
 
     @ParameterizedTest(name = "{0}")

@@ -1,10 +1,13 @@
-package io.flashstock.order.placement;
+package io.flashstock.order.placement.dblock;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
-import io.flashstock.order.config.OrderSettings;
 import io.flashstock.order.outbox.Outbox;
+import io.flashstock.order.placement.CheckedCommit;
+import io.flashstock.order.placement.OrderMetrics;
+import io.flashstock.order.placement.OrderRows;
+import io.flashstock.order.placement.PlacementSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
@@ -19,9 +22,9 @@ import java.sql.SQLException;
 import java.time.Clock;
 
 /**
- * The DB-lock baseline on a connection pool of its own ({@code orders-db-lock}, {@link OrderSettings.DbLock}):
+ * The DB-lock baseline on a connection pool of its own ({@code orders-db-lock}, {@link PlacementSettings.DbLock}):
  * its orders queue on the item's row lock while holding a connection, so on the shared pool a flood of them took
- * every connection, the Redis gate's writes timed out waiting for one, and the {@link DatabaseBreaker} took that
+ * every connection, the Redis gate's writes timed out waiting for one, and the {@code DatabaseBreaker} took that
  * for an unreachable database and refused every order of the engine. The pool copies the orders pool's settings
  * (URL, credentials, driver properties) and sets its own size and connection timeout.
  */
@@ -43,7 +46,7 @@ class DbLockBaseline {
     }
 
     @Bean
-    Pool dbLockPool(DataSource orders, OrderSettings settings, MeterRegistry meters) throws SQLException {
+    Pool dbLockPool(DataSource orders, PlacementSettings settings, MeterRegistry meters) throws SQLException {
         var config = new HikariConfig();
         orders.unwrap(HikariDataSource.class).copyStateTo(config);
         config.setPoolName("orders-db-lock");

@@ -1,26 +1,16 @@
-package io.flashstock.order.config;
+package io.flashstock.order.placement;
 
-import io.flashstock.contract.ItemCodes;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
-import org.springframework.util.unit.DataSize;
 
 import java.time.Duration;
 
 /**
- * Limits and lifetimes of the order endpoint and the stock administration.
+ * How orders are placed: the Redis gate's retries, the group commit, outages, orders in doubt, load shedding and
+ * the DB-lock baseline. On {@code flashstock.order}, which the other packages' settings share: each binds its own
+ * keys of it.
  *
- * @param maxQuantity the most units one order may take
- * @param itemCodeMaxLength the longest item code accepted (the orders schema allows 64)
- * @param maxBodySize the largest request body read; a longer one is refused with 413 before it is parsed
- * @param idempotencyTtl how long Redis keeps the first answer to an {@code Idempotency-Key}, which answers a
- *                       replay without the database; after it (or after Redis lost it) the order's row answers,
- *                       as the database holds one order per item and key for as long as it keeps the order
- * @param perUserTtl how long a user's bought units of an item are remembered for the per-user limit; should
- *                   outlast the sale
- * @param reload how the Redis counter of an item is rebuilt from the database (by an operator, or by the
- *               engine when the gate finds the counter missing or untrusted)
- * @param redis the Redis gate's client threads, and how a take whose reply timed out is sent again
+ * @param redis how the Redis gate's take whose reply timed out is sent again
  * @param groupCommit how concurrent orders share database transactions
  * @param outage how orders are refused while the orders database is unreachable
  * @param inDoubt how orders whose commit could not be confirmed are settled
@@ -28,13 +18,7 @@ import java.time.Duration;
  * @param dbLock the DB-lock baseline's own connection pool
  */
 @ConfigurationProperties("flashstock.order")
-public record OrderSettings(
-        @DefaultValue("100") int maxQuantity,
-        @DefaultValue("64") int itemCodeMaxLength,
-        @DefaultValue("4KB") DataSize maxBodySize,
-        @DefaultValue("24h") Duration idempotencyTtl,
-        @DefaultValue("7d") Duration perUserTtl,
-        @DefaultValue Reload reload,
+public record PlacementSettings(
         @DefaultValue Redis redis,
         @DefaultValue GroupCommit groupCommit,
         @DefaultValue Outage outage,
@@ -42,22 +26,10 @@ public record OrderSettings(
         @DefaultValue Overload overload,
         @DefaultValue DbLock dbLock) {
 
-    public OrderSettings {
-        if (maxQuantity < 1) {
-            throw new IllegalArgumentException("flashstock.order.max-quantity must be at least 1: " + maxQuantity);
-        }
-        if (itemCodeMaxLength < 1 || itemCodeMaxLength > ItemCodes.MAX_LENGTH) {
-            throw new IllegalArgumentException("flashstock.order.item-code-max-length must be 1.."
-                    + ItemCodes.MAX_LENGTH + ": " + itemCodeMaxLength);
-        }
-    }
-
     /**
-     * The Redis gate's client. Lettuce multiplexes every command over one shared connection, so its thread
-     * pools and {@code spring.data.redis.timeout} are its only throughput knobs.
+     * How the Redis gate sends a take again. Its client's threads, on the same prefix, are set in
+     * {@code config.RedisClientSettings}.
      *
-     * @param ioThreads Netty I/O threads; 0 keeps Lettuce's default (one per core, at least 2)
-     * @param computationThreads threads completing futures; 0 keeps Lettuce's default (one per core, at least 2)
      * @param takeRecordTtl how long Redis keeps each order's record of what it took, which makes a take sent
      *                      again (after a timed-out reply, or by Lettuce after a reconnect) take nothing twice,
      *                      and a give-back give once; must outlast {@code takeDeadline} and the order's write
@@ -65,34 +37,12 @@ public record OrderSettings(
      * @param takeDeadline how long a take whose replies time out is sent again; after it the order is answered
      *                     503 without knowing whether it took stock (reconciliation shows such drift)
      */
-    public record Redis(@DefaultValue("0") int ioThreads, @DefaultValue("0") int computationThreads,
-                        @DefaultValue("60s") Duration takeRecordTtl, @DefaultValue("5s") Duration takeDeadline) {
+    public record Redis(@DefaultValue("60s") Duration takeRecordTtl, @DefaultValue("5s") Duration takeDeadline) {
 
         public Redis {
             if (takeRecordTtl.compareTo(takeDeadline) <= 0) {
                 throw new IllegalArgumentException("flashstock.order.redis.take-record-ttl (" + takeRecordTtl
                         + ") must outlast take-deadline (" + takeDeadline + ")");
-            }
-        }
-    }
-
-    /**
-     * Rebuilding an item's Redis counter: its load epoch is raised in the database (which waits for the order
-     * transactions of the old epoch and fences out the rest), the orders are counted, the counter is loaded.
-     *
-     * @param fenceTimeout how long the raise may wait for order transactions still holding the old epoch (and a
-     *                     reset for its row lock); after it the rebuild fails and nothing changed. Keep it below
-     *                     the driver's {@code socketTimeout} (2 s): a statement cut by the socket would leave its
-     *                     lock request queued on the server, holding up the orders behind it
-     * @param lockTtl how long one order-api holds an item's reload lock; outlasts a rebuild, and bounds how
-     *                long a rebuild that died with its order-api delays the next
-     */
-    public record Reload(@DefaultValue("1s") Duration fenceTimeout, @DefaultValue("15s") Duration lockTtl) {
-
-        public Reload {
-            if (lockTtl.compareTo(fenceTimeout) <= 0) {
-                throw new IllegalArgumentException("flashstock.order.reload.lock-ttl (" + lockTtl
-                        + ") must outlast fence-timeout (" + fenceTimeout + ")");
             }
         }
     }

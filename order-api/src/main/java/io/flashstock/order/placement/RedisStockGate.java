@@ -1,7 +1,7 @@
 package io.flashstock.order.placement;
 
-import io.flashstock.order.config.OrderSettings;
 import io.flashstock.order.stock.RedisScripts;
+import io.flashstock.order.stock.StockSettings;
 import io.flashstock.order.stock.StockKeys;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
@@ -28,7 +28,7 @@ import java.util.List;
  * after a reconnect takes nothing twice either.
  */
 @Component
-class StockGate {
+class RedisStockGate {
 
     @SuppressWarnings("rawtypes")
     private static final RedisScript<List> TAKE =
@@ -46,10 +46,10 @@ class StockGate {
     private final String takeRecordTtlMillis;
     private final long takeDeadlineNanos;
 
-    StockGate(StringRedisTemplate redis, OrderSettings settings) {
+    RedisStockGate(StringRedisTemplate redis, StockSettings stock, PlacementSettings settings) {
         this.redis = redis;
-        this.idempotencyTtlMillis = Long.toString(settings.idempotencyTtl().toMillis());
-        this.perUserTtlMillis = Long.toString(settings.perUserTtl().toMillis());
+        this.idempotencyTtlMillis = Long.toString(stock.idempotencyTtl().toMillis());
+        this.perUserTtlMillis = Long.toString(stock.perUserTtl().toMillis());
         this.takeRecordTtlMillis = Long.toString(settings.redis().takeRecordTtl().toMillis());
         this.takeDeadlineNanos = settings.redis().takeDeadline().toNanos();
     }

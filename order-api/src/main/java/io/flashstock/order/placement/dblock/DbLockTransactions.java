@@ -1,4 +1,4 @@
-package io.flashstock.order.placement;
+package io.flashstock.order.placement.dblock;
 
 import org.springframework.transaction.PlatformTransactionManager;
 
@@ -9,7 +9,7 @@ import javax.sql.DataSource;
  * {@code JdbcTransactionManager} unless the context provides one, as a test does to make its commits fail.
  */
 @FunctionalInterface
-interface DbLockTransactions {
+public interface DbLockTransactions {
 
     PlatformTransactionManager over(DataSource pool);
 }

@@ -1,14 +1,24 @@
-package io.flashstock.order.placement;
+package io.flashstock.order.placement.dblock;
 
 import com.fasterxml.uuid.Generators;
 import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 import io.flashstock.contract.OutboxStatus;
-import io.flashstock.order.stock.Gate;
+import io.flashstock.order.placement.CheckedCommit;
+import io.flashstock.order.placement.FirstAnswer;
+import io.flashstock.order.placement.GateResult;
+import io.flashstock.order.placement.OrderCommand;
+import io.flashstock.order.placement.OrderMetrics;
+import io.flashstock.order.placement.OrderRows;
+import io.flashstock.order.placement.Outcome;
+import io.flashstock.order.placement.PendingOrder;
+import io.flashstock.order.placement.PlaceOrder;
+import io.flashstock.order.placement.PlacedOrder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Places an order through the DB-lock gate: ONE transaction locks the item's row, checks and decrements it,
@@ -25,7 +35,6 @@ class PlaceOrderWithDbLock {
     private final CheckedCommit commits;
     private final OrderRows rows;
     private final OrderMetrics metrics;
-    private final OrderMetrics.Outcomes outcomes;
     private final Clock clock;
 
     PlaceOrderWithDbLock(DbLockGate gate, CheckedCommit commits, OrderRows rows, OrderMetrics metrics, Clock clock) {
@@ -33,26 +42,20 @@ class PlaceOrderWithDbLock {
         this.commits = commits;
         this.rows = rows;
         this.metrics = metrics;
-        this.outcomes = metrics.of(Gate.DB_LOCK);
         this.clock = clock;
     }
 
     Outcome place(OrderCommand command) {
         String orderCode = uuids.generate().toString();
-        Outcome outcome;
         try {
-            outcome = metrics.timeLocked(() -> commits.inTransaction(orderCode, () -> decide(command, orderCode)));
+            return metrics.timeLocked(() -> commits.inTransaction(orderCode, () -> decide(command, orderCode)));
         } catch (CheckedCommit.NotWritten notWritten) {
-            outcomes.failed();
             throw PlaceOrder.failure(notWritten.getCause(), "the order could not be written; no stock was taken");
         } catch (CheckedCommit.OutcomeUnknown unknown) {
             log.warn("order {} of item {}: commit outcome unknown; reconcile the item", orderCode, command.itemCode());
-            outcomes.failed();
             throw PlaceOrder.outcomeUnknown(orderCode, "the database did not confirm the order; it may still appear: "
                     + "a retry with the same Idempotency-Key tells", unknown);
         }
-        count(outcome, orderCode);
-        return outcome;
     }
 
     /** Runs inside the transaction, holding the item's row lock from the gate's first statement on. */
@@ -65,40 +68,15 @@ class PlaceOrderWithDbLock {
             rows.insert(List.of(new PendingOrder(order, OutboxStatus.NEW)));
             return new Outcome.Accepted(order.answer());
         }
-        if (result instanceof GateResult.SoldOut soldOut) {
-            return new Outcome.SoldOut(soldOut.remaining());
-        }
-        if (result instanceof GateResult.LimitReached limit) {
-            return new Outcome.LimitReached(limit.bought(), limit.limit());
+        Optional<Outcome> refusal = result.refusal();
+        if (refusal.isPresent()) {
+            return refusal.get();
         }
         if (result instanceof GateResult.Replay replay) {
             FirstAnswer first = replay.first();
-            return first.sameOrder(command) ? new Outcome.Accepted(first.answer(command.itemCode()))
+            return first.sameOrder(command) ? new Outcome.Replayed(first.answer(command.itemCode()))
                     : new Outcome.KeyReused();
         }
-        if (result instanceof GateResult.WrongGate wrongGate) {
-            return new Outcome.WrongGate(wrongGate.gate());
-        }
         return new Outcome.UnknownItem();
-    }
-
-    /** Counted once committed, like the Redis gate's orders. */
-    private void count(Outcome outcome, String orderCode) {
-        if (outcome instanceof Outcome.Accepted accepted) {
-            // a replay answers with the first order's code; that order was counted when it was written
-            if (accepted.answer().orderCode().equals(orderCode)) {
-                outcomes.accepted();
-            }
-        } else if (outcome instanceof Outcome.SoldOut) {
-            outcomes.soldOut();
-        } else if (outcome instanceof Outcome.LimitReached) {
-            outcomes.limitReached();
-        } else if (outcome instanceof Outcome.KeyReused) {
-            outcomes.rejected();
-        } else if (outcome instanceof Outcome.WrongGate) {
-            outcomes.wrongGate();
-        } else {
-            outcomes.unknownItem();
-        }
     }
 }

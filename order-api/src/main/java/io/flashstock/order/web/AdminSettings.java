@@ -1,4 +1,4 @@
-package io.flashstock.order.config;
+package io.flashstock.order.web;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 

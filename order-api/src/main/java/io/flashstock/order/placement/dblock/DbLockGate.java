@@ -1,5 +1,9 @@
-package io.flashstock.order.placement;
+package io.flashstock.order.placement.dblock;
 
+import io.flashstock.order.placement.FirstAnswer;
+import io.flashstock.order.placement.GateResult;
+import io.flashstock.order.placement.OrderCommand;
+import io.flashstock.order.placement.OrderRows;
 import io.flashstock.order.stock.Gate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
