@@ -161,9 +161,11 @@ public class PlaceOrder {
             throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the first order", e);
         }
         if (!committed) {
-            // a pass's first order is not settled here: its key is no Idempotency-Key to forget
-            return abandoned(first) && command.idempotencyKey() != null ? settleAbandoned(command, first)
-                    : new Outcome.ReplayInProgress(first.orderCode());
+            // only an Idempotency-Key's abandoned first order is settled here; with a pass (a waiting room's ticket)
+            // the first answer may be the pass's, which no key forgets, and a recount per retry would only stall the
+            // item's commits
+            return abandoned(first) && command.idempotencyKey() != null && command.pass() == null
+                    ? settleAbandoned(command, first) : new Outcome.ReplayInProgress(first.orderCode());
         }
         return new Outcome.Replayed(first.answer(command.itemCode()));
     }

@@ -58,6 +58,11 @@ class RedeemToken implements TokenRedemption {
     }
 
     @Override
+    public boolean enabled() {
+        return codec.isPresent();
+    }
+
+    @Override
     public ResponseEntity<?> redeem(String authorization, String itemCode, String userId, int quantity) {
         TokenCodec verifier = codec.orElseThrow(RedeemToken::disabled);
         PurchaseToken token = verified(verifier, authorization);

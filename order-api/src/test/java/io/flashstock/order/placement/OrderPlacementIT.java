@@ -554,6 +554,18 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
                 .mapToLong(payload -> jsonMapper.readValue(payload, StockDeducted.class).quantity()).sum();
     }
 
+
+    @Test
+    void anAuthorizationHeaderIsNoPurchaseTokenWhereNoTokenKeyIsSet() {
+        String item = uniqueItem("plain-bearer");
+        setStock(item, 5, null);
+
+        var answer = api().order(item, "ann", 1, "Authorization", "Bearer gateway-session-abc");
+
+        assertThat(answer.status()).as("%s", answer).isEqualTo(200);
+        assertThat(redisCounter(item)).isEqualTo(4);
+    }
+
     private double count(String name, String... tags) {
         return meters.get(name).tags(tags).counter().count();
     }

@@ -440,4 +440,38 @@ class QueueWaitingRoomIT extends OrderApiIntegrationTest {
         await().atMost(DEADLINE).pollInterval(Duration.ofMillis(20))
                 .until(() -> poll(ticket).json().path("status").asString(), status::equals);
     }
+
+    @Test
+    void retriesOfATicketWhoseOrderWasNeverWrittenDoNotRecountTheItem() {
+        String item = uniqueItem("q-abandoned");
+        setStock(item, 5, null, Gate.QUEUE);
+        var entered = api().post(OrderController.QUEUE_PATH, ApiClient.orderJson(item, "ann", 1));
+        assertThat(entered.status()).as("%s", entered).isEqualTo(201);
+        String code = entered.json().path("ticket").asString();
+        await().atMost(Duration.ofSeconds(10)).until(() -> api().get(OrderController.QUEUE_PATH + "/" + code).json()
+                .path("status").asString().equals("ADMITTED"));
+        // what queue/take.lua leaves when order-api dies after the take: the ticket ORDERED, the unit taken, no
+        // order; its order code a UUIDv7 of ten minutes ago, past the take deadline and the take record's life
+        long madeAt = Instant.now().minusSeconds(600).toEpochMilli();
+        String orderCode = new java.util.UUID((madeAt << 16) | 0x7123L, 0x8000000000000042L).toString();
+        String ticketKey = QueueKeys.ticket(Ticket.parse(code).orElseThrow());
+        String generation = redis.opsForValue().get(StockKeys.generation(item));
+        redis.opsForValue().decrement(StockKeys.counter(item));
+        redis.opsForHash().put(ticketKey, "state", "ORDERED");
+        redis.opsForHash().put(ticketKey, "order", orderCode);
+        redis.opsForHash().put(ticketKey, "answer", orderCode + ":1:4:" + generation + ":ann");
+        long epochBefore = loadEpoch(item);
+
+        for (int i = 0; i < 3; i++) {
+            var retry = api().order(item, "ann", 1, Admission.HEADER, code, "Idempotency-Key", "retry-" + i);
+            assertThat(retry.code()).as("%s", retry).isEqualTo("IDEMPOTENCY_IN_PROGRESS");
+        }
+
+        assertThat(loadEpoch(item)).as("a fenced recount per retry stalls the item's commits").isEqualTo(epochBefore);
+    }
+
+    private long loadEpoch(String item) {
+        return jdbc.sql("SELECT load_epoch FROM stock_item WHERE item_code = ?").param(item).query(Long.class).single();
+    }
+
 }
