@@ -122,8 +122,10 @@ final class Pipeline implements AutoCloseable {
     int order(String itemCode, int quantity) {
         String body = "{\"itemCode\":\"" + itemCode + "\",\"userId\":\"" + UUID.randomUUID() + "\",\"quantity\":"
                 + quantity + "}";
+        // a key makes the order safe to send again (see send)
         return send(HttpRequest.newBuilder(URI.create(orderApiUrl() + "/order/stock/limit"))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build())
+                .header("Content-Type", "application/json").header("Idempotency-Key", UUID.randomUUID().toString())
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build())
                 .statusCode();
     }
 
@@ -168,6 +170,10 @@ final class Pipeline implements AutoCloseable {
         }
     }
 
+    private static boolean safeToRepeat(HttpRequest request) {
+        return request.method().equals("GET") || request.headers().firstValue("Idempotency-Key").isPresent();
+    }
+
     private static long singleLong(java.sql.PreparedStatement statement) throws SQLException {
         try (var rs = statement.executeQuery()) {
             rs.next();
@@ -177,7 +183,16 @@ final class Pipeline implements AutoCloseable {
 
     HttpResponse<String> send(HttpRequest request) {
         try {
-            return http.send(request, HttpResponse.BodyHandlers.ofString());
+            try {
+                return http.send(request, HttpResponse.BodyHandlers.ofString());
+            } catch (IOException e) {
+                // a pooled connection that Tomcat closed as idle just as it was reused (its keep-alive timeout is
+                // 5 s) ends with no bytes; a request that is safe to repeat is sent once more, on a new connection
+                if (!safeToRepeat(request)) {
+                    throw e;
+                }
+                return http.send(request, HttpResponse.BodyHandlers.ofString());
+            }
         } catch (IOException e) {
             throw new IllegalStateException(request.uri() + " failed", e);
         } catch (InterruptedException e) {
