@@ -32,6 +32,8 @@ public class OrderController {
     public static final String QUEUE_PATH = "/order/stock/queue/tickets";
     /** Where a token gate's tokens are issued; the order is then placed at {@link #PATH} with the token. */
     public static final String TOKEN_PATH = "/order/stock/tokens";
+    /** The header of an order placed with a waiting room's ticket. */
+    public static final String QUEUE_TICKET = "Queue-Ticket";
     public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
 
     private final CountedPlacement counted;

@@ -1,24 +1,48 @@
 package io.flashstock.order.placement;
 
+import io.flashstock.order.stock.Gate;
 import io.flashstock.order.web.RejectionListener;
 import jakarta.servlet.http.HttpServletRequest;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.http.HttpHeaders;
 import org.springframework.stereotype.Component;
 
+import java.util.Optional;
+
 /**
- * Counts an order endpoint's requests that {@code web} refused before they reached their gate (invalid input,
- * wrong media type, too large) as {@code flashstock.orders{outcome=rejected}} of the endpoint's gate.
+ * Counts an order endpoint's requests answered with a thrown 4xx problem (invalid input, wrong media type, too large,
+ * a refused ticket or token) as {@code flashstock.orders{outcome=rejected}} of the request's gate: the endpoint's, or
+ * for an order at {@link OrderController#PATH} with a waiting room's ticket or a purchase token, that gate's. The
+ * gates count their returned refusals themselves; this is the one place the thrown ones are counted.
  */
 @Component
 class OrderRejections implements RejectionListener {
 
     private final OrderMetrics metrics;
+    private final ObjectProvider<TokenRedemption> tokens;
 
-    OrderRejections(OrderMetrics metrics) {
+    OrderRejections(OrderMetrics metrics, ObjectProvider<TokenRedemption> tokens) {
         this.metrics = metrics;
+        this.tokens = tokens;
     }
 
     @Override
     public void rejected(HttpServletRequest request) {
-        OrderController.gateOf(request.getRequestURI()).ifPresent(gate -> metrics.of(gate).rejected());
+        gateOf(request).ifPresent(gate -> metrics.of(gate).rejected());
+    }
+
+    private Optional<Gate> gateOf(HttpServletRequest request) {
+        Optional<Gate> endpoint = OrderController.gateOf(request.getRequestURI());
+        if (endpoint.isEmpty() || endpoint.get() != Gate.REDIS) {
+            return endpoint;
+        }
+        if (request.getHeader(OrderController.QUEUE_TICKET) != null) {
+            return Optional.of(Gate.QUEUE);
+        }
+        String authorization = request.getHeader(HttpHeaders.AUTHORIZATION);
+        TokenRedemption redemption = tokens.getIfAvailable();
+        boolean purchaseToken = authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)
+                && redemption != null && redemption.enabled();
+        return purchaseToken ? Optional.of(Gate.TOKEN) : endpoint;
     }
 }

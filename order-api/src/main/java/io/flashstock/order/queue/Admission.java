@@ -1,6 +1,7 @@
 package io.flashstock.order.queue;
 
 import io.flashstock.order.placement.GatePass;
+import io.flashstock.order.placement.OrderController;
 import io.flashstock.order.stock.Gate;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -9,7 +10,7 @@ import java.util.List;
 /** An order's waiting-room ticket, as the order path checks and uses it (queue/take.lua, queue/give-back.lua). */
 record Admission(Ticket ticket) implements GatePass {
 
-    static final String HEADER = "Queue-Ticket";
+    static final String HEADER = OrderController.QUEUE_TICKET;
 
     @Override
     public Gate gate() {

@@ -67,7 +67,6 @@ class RedeemToken implements TokenRedemption {
         TokenCodec verifier = codec.orElseThrow(RedeemToken::disabled);
         PurchaseToken token = verified(verifier, authorization);
         if (!token.matches(itemCode, userId, quantity)) {
-            outcomes.rejected();
             throw new ProblemException(ProblemType.TOKEN_MISMATCH, "the token is for " + token.quantity()
                     + " of item " + token.itemCode() + " by its user, not for this order").with("itemCode", itemCode);
         }
@@ -76,14 +75,12 @@ class RedeemToken implements TokenRedemption {
 
     private PurchaseToken verified(TokenCodec verifier, String authorization) {
         if (!authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
-            outcomes.rejected();
             throw new ProblemException(ProblemType.TOKEN_INVALID, "send the purchase token as Authorization: Bearer "
                     + "<token>");
         }
         try {
             return verifier.verify(authorization.substring(BEARER.length()).trim());
         } catch (TokenCodec.Refused refused) {
-            outcomes.rejected();
             throw new ProblemException(refused.refusal() == TokenCodec.Refusal.EXPIRED ? ProblemType.TOKEN_EXPIRED
                     : ProblemType.TOKEN_INVALID, refused.getMessage());
         }
@@ -115,17 +112,14 @@ class RedeemToken implements TokenRedemption {
                     && settlement.settle(item, Map.of(token.id(), ordering.attempt()))) {
                 return redeem(token, false);
             }
-            outcomes.failed();
             throw new ProblemException(ProblemType.TOKEN_IN_USE, "an order with this token is being written; retry "
                     + "shortly, the same token tells how it ended").with("orderCode", token.id());
         }
         if (step instanceof TokenHolds.Redeem.Expired) {
-            outcomes.rejected();
             throw new ProblemException(ProblemType.TOKEN_EXPIRED, "the token expired; its units come back to the "
                     + "stock");
         }
         if (step instanceof TokenHolds.Redeem.Void) {
-            outcomes.rejected();
             throw voided(token);
         }
         throw rebuilding(item);
@@ -199,7 +193,6 @@ class RedeemToken implements TokenRedemption {
     }
 
     private ProblemException gone(PurchaseToken token, String generation) {
-        outcomes.rejected();
         if (!generation.equals(Long.toString(token.generation()))) {
             return voided(token);
         }

@@ -157,6 +157,24 @@ class TokenGateIT extends TokenGateTest {
     }
 
     @Test
+    void aRefusedTokenIsCountedOnceUnderTheTokenGate() {
+        String item = uniqueItem("token-counted");
+        tokenStock(item, 5, null);
+        double tokenBefore = rejected("token");
+        double redisBefore = rejected("redis");
+
+        var answer = redeem("garbage", item, "ann", 1);
+
+        assertThat(answer.code()).isEqualTo("TOKEN_INVALID");
+        assertThat(rejected("token") - tokenBefore).isEqualTo(1.0);
+        assertThat(rejected("redis") - redisBefore).as("not again under the endpoint's own gate").isZero();
+    }
+
+    private double rejected(String gate) {
+        return meters.counter("flashstock.orders", "gate", gate, "outcome", "rejected").count();
+    }
+
+    @Test
     void forgedAndGarbledTokensAreRefusedAndChangeNothing() {
         String item = uniqueItem("token-forged");
         tokenStock(item, 5, null);
