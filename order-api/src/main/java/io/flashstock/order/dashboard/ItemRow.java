@@ -29,8 +29,17 @@ record ItemRow(String itemCode, String gate, long baseline, Long remaining, long
                 item.outbox().dead(), item.stock() == null ? null : item.stock().quantity(),
                 item.stock() == null ? 0 : item.stock().anomalies(), drift(item), item.partition(),
                 item.partitionLag(),
-                failing.stream().filter(i -> drained || !PIPELINE.contains(i.name())).map(ItemRow::describe).toList(),
-                failing.stream().filter(i -> !drained && PIPELINE.contains(i.name())).map(Invariant::name).toList());
+                failing.stream().filter(i -> drained || !travelling(i)).map(ItemRow::describe).toList(),
+                failing.stream().filter(i -> !drained && travelling(i)).map(Invariant::name).toList());
+    }
+
+    /**
+     * Whether a difference may only be orders on their way: the pipeline's, and a gate counter lower than
+     * baseline − Σ orders, since the report reads the counter after the orders, and orders taken in between are
+     * not in its sum yet (during a run at 1,000/s, hundreds). Once drained, neither is on its way any more.
+     */
+    private static boolean travelling(Invariant invariant) {
+        return PIPELINE.contains(invariant.name()) || GATE.contains(invariant.name()) && invariant.difference() < 0;
     }
 
     static boolean exact(ItemReconciliation item) {
