@@ -71,11 +71,10 @@ public class OrderController {
                             @RequestHeader(name = WarmupTicket.HEADER, required = false) String ticket,
                             @RequestHeader(name = HttpHeaders.AUTHORIZATION, required = false) String authorization) {
         var command = requests.command(request, idempotencyKey, ticket);
-        TokenRedemption redemption = tokens.getIfAvailable();
-        if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)
-                && redemption != null && redemption.enabled()) {
+        var redemption = TokenRedemption.of(authorization, tokens);
+        if (redemption.isPresent()) {
             // an order with a purchase token: the token gate holds its units already
-            return redemption.redeem(authorization, command.itemCode(), command.userId(), command.quantity());
+            return redemption.get().redeem(authorization, command.itemCode(), command.userId(), command.quantity());
         }
         return answer(command, counted.place(command.gate(), command, placeOrder::place));
     }

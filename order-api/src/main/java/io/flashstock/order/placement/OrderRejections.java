@@ -39,10 +39,7 @@ class OrderRejections implements RejectionListener {
         if (request.getHeader(OrderController.QUEUE_TICKET) != null) {
             return Optional.of(Gate.QUEUE);
         }
-        String authorization = request.getHeader(HttpHeaders.AUTHORIZATION);
-        TokenRedemption redemption = tokens.getIfAvailable();
-        boolean purchaseToken = authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)
-                && redemption != null && redemption.enabled();
-        return purchaseToken ? Optional.of(Gate.TOKEN) : endpoint;
+        return TokenRedemption.of(request.getHeader(HttpHeaders.AUTHORIZATION), tokens).isPresent()
+                ? Optional.of(Gate.TOKEN) : endpoint;
     }
 }

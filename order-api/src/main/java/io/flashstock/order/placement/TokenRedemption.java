@@ -1,6 +1,9 @@
 package io.flashstock.order.placement;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.http.ResponseEntity;
+
+import java.util.Optional;
 
 /**
  * An order placed with a purchase token ({@code Authorization: Bearer …} on {@link OrderController#PATH}): the
@@ -13,6 +16,18 @@ public interface TokenRedemption {
      * {@code Authorization} header on an order is no purchase token and the order is placed as any other.
      */
     boolean enabled();
+
+    /**
+     * The token gate, if an order's {@code Authorization} header carries a purchase token for it: a Bearer
+     * credential, where the gate is enabled. The controller routes by it and the rejection count names the gate
+     * by it, so the two cannot disagree.
+     */
+    static Optional<TokenRedemption> of(String authorization, ObjectProvider<TokenRedemption> tokens) {
+        if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(tokens.getIfAvailable()).filter(TokenRedemption::enabled);
+    }
 
     /** The answer to the order, once the body passed the input rules. */
     ResponseEntity<?> redeem(String bearerToken, String itemCode, String userId, int quantity);
