@@ -26,7 +26,10 @@ ROOT = Path(__file__).resolve().parents[2]
 STACK = ROOT / "scripts" / "stack"
 RECONCILE = ROOT / "scripts" / "reconcile"
 VENV_BIN = ROOT / ".venv" / "bin"
-SERVICES = {"order-api": 8080, "outbox-relay": 8081, "stock-consumer": 8082}
+# the ports scripts/stack starts the services on, moved with the same variables it reads
+SERVICES = {"order-api": int(os.environ.get("ORDER_API_PORT", "8080")),
+            "outbox-relay": int(os.environ.get("OUTBOX_RELAY_PORT", "8081")),
+            "stock-consumer": int(os.environ.get("STOCK_CONSUMER_PORT", "8082"))}
 
 
 @dataclass

@@ -48,10 +48,10 @@ import gevent.pool
 from geventhttpclient import HTTPClient, URL
 
 from flashbench import history
-from flashbench.bench import ROOT, STACK, admin_headers, stock_item, wait_until
+from flashbench.bench import ROOT, SERVICES, STACK, admin_headers, stock_item, wait_until
 
 RECONCILE = ROOT / "scripts" / "reconcile"
-API = "http://127.0.0.1:8080"
+API = f"http://127.0.0.1:{SERVICES['order-api']}"
 REDIS_PORT = os.environ.get("REDIS_PORT", "6379")
 # where scripts/stack keeps Redis's files; Redis 7 writes its AOF into appendonlydir (the stack keeps that name)
 REDIS_DIR = Path(os.environ.get("FLASHSTOCK_STATE", ROOT / ".stack")) / "redis"

@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--wait", type=float, default=30.0, help="seconds to wait for the pipeline to drain")
     p.add_argument("--out", type=Path, default=ROOT / "results" / "reconciliation", help="folder for the report")
     p.add_argument("--repair-redis", action="store_true", help="fix Redis drift (only when asked)")
-    p.add_argument("--url", default=os.environ.get("ORDER_API_URL", "http://127.0.0.1:8080"))
+    p.add_argument("--url", default=os.environ.get("ORDER_API_URL", f"http://127.0.0.1:{os.environ.get('ORDER_API_PORT', '8080')}"))
     a = p.parse_args(sys.argv[1:] if argv is None else argv)
 
     report = wait_for_drain(a.url, a.item, a.wait)

@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--gates", default=",".join(GATES))
     p.add_argument("--drain-wait", type=float, default=60.0,
                    help="seconds each run's proof may wait for the pipeline to drain")
-    p.add_argument("--url", default=os.environ.get("ORDER_API_URL", "http://127.0.0.1:8080"))
+    p.add_argument("--url", default=os.environ.get("ORDER_API_URL", f"http://127.0.0.1:{os.environ.get('ORDER_API_PORT', '8080')}"))
     p.add_argument("--out", type=Path)
     a = p.parse_args(sys.argv[1:] if argv is None else argv)
     unknown = set(a.gates.split(",")) - set(GATES)
