@@ -32,25 +32,42 @@ class KafkaPositions {
         this.properties = properties;
     }
 
-    KafkaPosition read() {
+    /**
+     * The consumer group's committed offsets, read before anything the report counts: whatever it counts that was
+     * consumed by now was applied in the stock database before the report reads it.
+     */
+    Consumed consumed() {
+        Map<TopicPartition, OffsetAndMetadata> committed = await(
+                admin.listConsumerGroupOffsets(properties.consumerGroup()).partitionsToOffsetAndMetadata());
+        return new Consumed(committed.entrySet().stream().filter(e -> e.getValue() != null)
+                .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset())));
+    }
+
+    /**
+     * The topic's end offsets now, against what was {@code consumed} earlier, read after everything the report
+     * counts: a record it could have counted is either below the committed offsets or shows as lag. Read in this
+     * order, an end is never below its committed offset, so no partition's lag can hide another's in the sum.
+     */
+    KafkaPosition against(Consumed consumed) {
         String topic = properties.topic();
         List<TopicPartition> partitions = partitionsOf(topic);
         Map<TopicPartition, Long> ends = offsets(partitions, OffsetSpec.latest());
-        Map<TopicPartition, OffsetAndMetadata> committed = await(
-                admin.listConsumerGroupOffsets(properties.consumerGroup()).partitionsToOffsetAndMetadata());
         List<PartitionPosition> positions = new ArrayList<>();
         long endSum = 0;
         long committedSum = 0;
         for (TopicPartition tp : partitions) {
             long end = ends.getOrDefault(tp, 0L);
-            OffsetAndMetadata c = committed.get(tp);
-            long done = c == null ? 0 : c.offset();
+            long done = consumed.offsets().getOrDefault(tp, 0L);
             positions.add(new PartitionPosition(tp.partition(), end, done, end - done));
             endSum += end;
             committedSum += done;
         }
         return new KafkaPosition(topic, properties.consumerGroup(), endSum, committedSum, endSum - committedSum,
                 deadLetters(StockTopics.deadLetterTopic(topic)), positions);
+    }
+
+    /** The committed offset of each partition of the stock topic the group has consumed from. */
+    record Consumed(Map<TopicPartition, Long> offsets) {
     }
 
     /** The partition the producer's default partitioner picks for a keyed record: murmur2 of the key. */

@@ -66,15 +66,18 @@ public class Reconciliation {
 
     /** The report for one item, or for every item with a baseline when {@code itemCode} is empty. */
     public ReconciliationReport report(Optional<String> itemCode) {
-        // the drain first, the items after it: a report that says drained shows each item as it was once drained,
-        // never an item read before the relay and the consumer caught up
-        KafkaPosition position = kafka.read();
-        long unsentEverywhere = orders.sql("SELECT COUNT(*) FROM outbox_event WHERE status = ?")
-                .param(OutboxStatus.NEW.name()).query(Long.class).single();
-        boolean drained = unsentEverywhere == 0 && position.lag() == 0;
+        // "drained" promises that the stock database applied every event of every row counted here. So the
+        // consumer's progress is read first, the items next, the unsent rows after them, the topic's end last:
+        // a row counted is then unsent, or sent before its end was read, so either below the committed offsets
+        // (applied before the stock database was read) or in the lag
+        KafkaPositions.Consumed consumed = kafka.consumed();
         List<Baseline> baselines = baselines(itemCode);
         Map<String, OrderTotals> totals = orderTotals(itemCode);
         StockLedger ledger = stockLedger();
+        long unsentEverywhere = orders.sql("SELECT COUNT(*) FROM outbox_event WHERE status = ?")
+                .param(OutboxStatus.NEW.name()).query(Long.class).single();
+        KafkaPosition position = kafka.against(consumed);
+        boolean drained = unsentEverywhere == 0 && position.lag() == 0;
 
         List<ItemReconciliation> items = new ArrayList<>();
         for (Baseline b : baselines) {

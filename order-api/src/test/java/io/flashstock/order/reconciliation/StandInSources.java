@@ -3,6 +3,7 @@ package io.flashstock.order.reconciliation;
 import io.flashstock.order.queue.WaitingRoomFigures;
 import io.flashstock.order.reconciliation.ReconciliationReport.KafkaPosition;
 import io.flashstock.order.reconciliation.ReconciliationReport.PartitionPosition;
+import org.apache.kafka.common.TopicPartition;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.http.MediaType;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -12,7 +13,9 @@ import org.springframework.web.client.RestClient;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,42 +37,75 @@ final class StandInSources {
     /** The report of one item, with stock-consumer reporting its generation 1 with {@code quantity} left. */
     static ReconciliationReport report(JdbcClient jdbc, StringRedisTemplate redis, String item, long stockQuantity,
                                        long eventsApplied) {
-        return report(jdbc, redis, item, stockQuantity, eventsApplied, () -> { });
+        return report(jdbc, redis, item, stockQuantity, eventsApplied, new StandInKafka());
     }
 
-    /** The same, with {@code whileReadingKafka} run as the report reads the topic's positions. */
+    /** The same, over a stand-in topic the test moves. */
     static ReconciliationReport report(JdbcClient jdbc, StringRedisTemplate redis, String item, long stockQuantity,
-                                       long eventsApplied, Runnable whileReadingKafka) {
+                                       long eventsApplied, StandInKafka kafka) {
         var builder = RestClient.builder().baseUrl(STOCK_CONSUMER);
         MockRestServiceServer.bindTo(builder).build()
                 .expect(requestTo(STOCK_CONSUMER + "/stock/items"))
                 .andRespond(withSuccess("[{\"itemCode\":\"" + item + "\",\"generation\":1,\"baseline\":10,"
                         + "\"quantity\":" + stockQuantity + ",\"eventsApplied\":" + eventsApplied
                         + ",\"anomalies\":0}]", MediaType.APPLICATION_JSON));
-        var reconciliation = new Reconciliation(jdbc, redis, new ConsumedKafka(whileReadingKafka), builder.build(), Clock.systemUTC(),
+        var reconciliation = new Reconciliation(jdbc, redis, kafka, builder.build(), Clock.systemUTC(),
                 new WaitingRoomFigures(redis), null);
         var report = reconciliation.report(Optional.of(item));
         assertThat(report.items()).hasSize(1);
         return report;
     }
 
-    /** A stock topic whose every record the consumer group has committed. */
-    private static final class ConsumedKafka extends KafkaPositions {
+    /**
+     * A stock topic of {@value #PARTITIONS} partitions whose records the test produces and the consumer group
+     * commits by hand; it starts with every record consumed.
+     */
+    static final class StandInKafka extends KafkaPositions {
 
-        private final Runnable whileReading;
+        private final long[] ends = {7, 7, 7};
+        private final long[] committed = {7, 7, 7};
+        private Runnable afterRead = () -> { };
 
-        ConsumedKafka(Runnable whileReading) {
+        StandInKafka() {
             super(null, new ReconciliationSettings(URI.create(STOCK_CONSUMER), "unused:9092", "stock-events",
                     "stock-consumer", Duration.ofSeconds(1)));
-            this.whileReading = whileReading;
+        }
+
+        /** Runs {@code hook} once Kafka has answered the report's first read, before the report goes on. */
+        void afterRead(Runnable hook) {
+            this.afterRead = hook;
+        }
+
+        /** {@code records} of the item acknowledged by the topic (what outbox-relay's publish does). */
+        synchronized void produce(String item, int records) {
+            ends[partitionOf(item, PARTITIONS)] += records;
+        }
+
+        /** The consumer group commits every record produced so far. */
+        synchronized void consumeAll() {
+            System.arraycopy(ends, 0, committed, 0, PARTITIONS);
         }
 
         @Override
-        KafkaPosition read() {
-            whileReading.run();
-            var partitions = IntStream.range(0, PARTITIONS)
-                    .mapToObj(p -> new PartitionPosition(p, 7, 7, 0)).toList();
-            return new KafkaPosition("stock-events", "stock-consumer", 21, 21, 0, 0, partitions);
+        Consumed consumed() {
+            Map<TopicPartition, Long> offsets;
+            synchronized (this) {
+                offsets = IntStream.range(0, PARTITIONS).boxed().collect(Collectors.toMap(
+                        p -> new TopicPartition("stock-events", p), p -> committed[p]));
+            }
+            afterRead.run();
+            return new Consumed(offsets);
+        }
+
+        @Override
+        synchronized KafkaPosition against(Consumed consumed) {
+            var partitions = IntStream.range(0, PARTITIONS).mapToObj(p -> {
+                long done = consumed.offsets().get(new TopicPartition("stock-events", p));
+                return new PartitionPosition(p, ends[p], done, ends[p] - done);
+            }).toList();
+            long end = partitions.stream().mapToLong(PartitionPosition::endOffset).sum();
+            long done = partitions.stream().mapToLong(PartitionPosition::committedOffset).sum();
+            return new KafkaPosition("stock-events", "stock-consumer", end, done, end - done, 0, partitions);
         }
     }
 }
