@@ -16,8 +16,9 @@ public class StockConsumerApplication {
     }
 
     /**
-     * Wall-clock time: the dedupe window and clock-skew bounds of a batch, the processed and recorded times of the
-     * ledger, the event latency and the retention cut-off. Durations are measured with {@code System.nanoTime}.
+     * Wall-clock time: the dedupe window of a batch, how far ahead of it events are stamped, the processed and
+     * recorded times of the ledger, the event latency and the retention cut-off. Durations are measured with
+     * {@code System.nanoTime}.
      */
     @Bean
     Clock clock() {

@@ -12,9 +12,10 @@ import java.time.Duration;
  *
  * @param topic        the topic of stock events; records that cannot be applied go to {@code <topic>-dlt}
  * @param retry        back-off of a batch that failed
- * @param maxClockSkew how far ahead of this service's clock an event's occurredAt may be; a later one is
- *                     dead-lettered (order-api's clock cannot be that far ahead, and the database's DATETIME
- *                     columns end in the year 9999)
+ * @param maxClockSkew how far ahead of this service's clock an event's occurredAt may be before it is counted
+ *                     ({@code flashstock.consumer.events.clock.ahead}) and logged as a warning. Such an event is
+ *                     applied all the same: it stands for an order order-api committed and answered, and only its
+ *                     time is off. Its dedupe row is kept until occurredAt + the dedupe window
  * @param stuckAfter   a batch still running after this long makes liveness DOWN (health component
  *                     {@code batchProgress}), so that a listener hung on something without a timeout is restarted;
  *                     keep it well above the longest healthy batch (lock waits, statements up to the socket timeout)

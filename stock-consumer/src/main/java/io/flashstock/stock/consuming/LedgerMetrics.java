@@ -10,18 +10,28 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
-/** Counts what committed batches did; recorded after the commit, so a retried batch is not counted twice. */
+/**
+ * Counts what committed batches did; recorded after the commit, so a retried batch is not counted twice. Events
+ * stamped further ahead of this clock than {@code flashstock.consumer.max-clock-skew} are applied like any other;
+ * they are counted and logged here, so that a fast order-api clock is seen and fixed.
+ */
 @Component
 class LedgerMetrics {
+
+    private static final Logger log = LoggerFactory.getLogger(LedgerMetrics.class);
 
     private final Map<String, Counter> applied;
     private final Counter duplicates;
@@ -30,10 +40,13 @@ class LedgerMetrics {
     private final Timer latency;
     private final Timer batches;
     private final DistributionSummary batchSizes;
+    private final Counter aheadOfClock;
+    private final Duration maxClockSkew;
     private final Clock clock;
 
-    LedgerMetrics(MeterRegistry registry, Clock clock) {
+    LedgerMetrics(MeterRegistry registry, ConsumerSettings consumer, Clock clock) {
         this.clock = clock;
+        this.maxClockSkew = consumer.maxClockSkew();
         applied = Map.of(
                 StockDeducted.TYPE, appliedCounter(registry, StockDeducted.TYPE),
                 StockReset.TYPE, appliedCounter(registry, StockReset.TYPE));
@@ -63,6 +76,10 @@ class LedgerMetrics {
                 .description("Events handed to the ledger in one transaction")
                 .baseUnit("events")
                 .register(registry);
+        aheadOfClock = Counter.builder("flashstock.consumer.events.clock.ahead")
+                .description("Events processed although their occurredAt was further ahead of this clock than"
+                        + " flashstock.consumer.max-clock-skew")
+                .register(registry);
     }
 
     private static Counter appliedCounter(MeterRegistry registry, String type) {
@@ -82,6 +99,7 @@ class LedgerMetrics {
             latency.record(sinceOccurred.isNegative() ? Duration.ZERO : sinceOccurred);
         }
         applied.get(StockDeducted.TYPE).increment(outcome.released());
+        recordAheadOfClock(outcome, committed);
         duplicates.increment(outcome.duplicates());
         for (Anomaly anomaly : outcome.anomalies()) {
             if (anomaly.kind() == AnomalyKind.STALE) {
@@ -90,5 +108,21 @@ class LedgerMetrics {
                 anomalies.get(anomaly.kind()).increment();
             }
         }
+    }
+
+    /** Events applied or recorded as anomalies in this batch whose time lies too far ahead: one warning per batch. */
+    private void recordAheadOfClock(LedgerOutcome outcome, Instant committed) {
+        Instant latest = committed.plus(maxClockSkew);
+        var ahead = Stream.concat(outcome.applied().stream(), outcome.anomalies().stream().map(Anomaly::event))
+                .filter(event -> event.occurredAt().isAfter(latest)).toList();
+        if (ahead.isEmpty()) {
+            return;
+        }
+        aheadOfClock.increment(ahead.size());
+        StockEvent furthest = ahead.stream().max(Comparator.comparing(StockEvent::occurredAt)).orElseThrow();
+        log.warn("processed {} events stamped more than flashstock.consumer.max-clock-skew ({}) ahead of this clock,"
+                        + " up to {} ahead ({} {} of item {}): check the clocks of order-api and this host",
+                ahead.size(), maxClockSkew, Duration.between(committed, furthest.occurredAt()), furthest.type(),
+                furthest.eventId(), furthest.itemCode());
     }
 }

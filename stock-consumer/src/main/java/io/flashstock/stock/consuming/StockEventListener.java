@@ -1,9 +1,6 @@
 package io.flashstock.stock.consuming;
 
 import io.flashstock.contract.StockEvent;
-import io.flashstock.stock.ledger.LedgerOutcome;
-import io.flashstock.stock.ledger.StockLedger;
-import io.flashstock.stock.locking.ItemLocks;
 import io.flashstock.stock.retention.RetentionSettings;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.springframework.core.NestedExceptionUtils;
@@ -14,7 +11,6 @@ import org.springframework.stereotype.Component;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 
@@ -33,33 +29,25 @@ import java.util.Set;
 @Component
 class StockEventListener {
 
-    private final ItemLocks locks;
-    private final StockLedger ledger;
+    private final EventApplier applier;
     private final DeadLetters deadLetters;
-    private final LedgerMetrics metrics;
     private final BatchesInFlight inFlight;
     private final Duration dedupeWindow;
-    private final Duration maxClockSkew;
     private final Clock clock;
 
-    StockEventListener(ItemLocks locks, StockLedger ledger, DeadLetters deadLetters, LedgerMetrics metrics,
-                       BatchesInFlight inFlight, RetentionSettings retention, ConsumerSettings consumer,
-                       Clock clock) {
-        this.locks = locks;
-        this.ledger = ledger;
+    StockEventListener(EventApplier applier, DeadLetters deadLetters, BatchesInFlight inFlight,
+                       RetentionSettings retention, Clock clock) {
+        this.applier = applier;
         this.deadLetters = deadLetters;
-        this.metrics = metrics;
         this.inFlight = inFlight;
         this.dedupeWindow = retention.processedEvents();
-        this.maxClockSkew = consumer.maxClockSkew();
         this.clock = clock;
     }
 
     @KafkaListener(id = ConsumingConfiguration.LISTENER_ID, idIsGroup = false,
             topics = "${flashstock.consumer.topic}", batch = "true")
     void onBatch(List<ConsumerRecord<String, StockEvent>> records) {
-        Instant now = clock.instant();
-        Triage triage = Triage.of(records, new Triage.Times(now.minus(dedupeWindow), now.plus(maxClockSkew)));
+        Triage triage = Triage.of(records, clock.instant().minus(dedupeWindow));
         try (var batch = inFlight.start()) {
             applyBatch(triage);
         } catch (RuntimeException e) {
@@ -75,7 +63,7 @@ class StockEventListener {
     private void applyBatch(Triage triage) {
         List<StockEvent> events = triage.events();
         if (!events.isEmpty()) {
-            apply(triage.itemCodes(), events);
+            applier.apply(triage.itemCodes(), events);
         }
         deadLetters.publish(triage.rejected());
     }
@@ -88,19 +76,13 @@ class StockEventListener {
                 if (verdict.rejected()) {
                     deadLetters.publish(List.of(verdict));
                 } else {
-                    apply(Set.of(record.value().itemCode()), List.of(record.value()));
+                    applier.apply(Set.of(record.value().itemCode()), List.of(record.value()));
                 }
             } catch (RuntimeException e) {
                 throw new BatchListenerFailedException(KafkaUtils.format(record) + " failed: " + mostSpecific(e), e,
                         record);
             }
         }
-    }
-
-    private void apply(Set<String> itemCodes, List<StockEvent> events) {
-        long started = System.nanoTime();
-        LedgerOutcome outcome = locks.callLocked(itemCodes, () -> ledger.apply(events));
-        metrics.record(events.size(), outcome, System.nanoTime() - started);
     }
 
     private static String mostSpecific(Throwable e) {

@@ -18,7 +18,8 @@ import java.util.TreeSet;
  * A polled batch, each record with its verdict: an event to apply, or a record to dead-letter. A record is rejected
  * when its value could not be deserialized (the ErrorHandlingDeserializer left a null value and the exception in a
  * header; this includes JSON the event records' constructors refuse) or when the event cannot belong to the stock
- * ledger: its key, item code, generation or time is one order-api never writes.
+ * ledger: its key, item code or generation is one order-api never writes, or its time is older than the dedupe window
+ * or past what the database holds.
  */
 record Triage(List<Verdict> verdicts) {
 
@@ -32,17 +33,18 @@ record Triage(List<Verdict> verdicts) {
         }
     }
 
-    /**
-     * The times an event may carry: from the start of the dedupe window (an older event may be a redelivery whose
-     * {@code processed_event} row is already deleted) to a little ahead of this clock (order-api's clock may be ahead
-     * by that much). Anything outside is refused before it reaches the database, whose DATETIME columns hold only
-     * the years 1000 to 9999.
-     */
-    record Times(Instant earliest, Instant latest) {
-    }
+    /** The last time the database's DATETIME(6) columns hold. */
+    static final Instant LAST_STORABLE = Instant.parse("9999-12-31T23:59:59.999999Z");
 
-    static Triage of(List<ConsumerRecord<String, StockEvent>> records, Times times) {
-        return new Triage(records.stream().map(record -> new Verdict(record, problem(record, times))).toList());
+    /**
+     * @param earliest the start of the dedupe window: an older event may be a redelivery whose {@code processed_event}
+     *                 row is already deleted. A time ahead of this clock is no reason to refuse an event: it is
+     *                 order-api's clock that stamped a committed order (see {@code ProcessedEvents#record} for how
+     *                 such an event keeps its dedupe row long enough). Only a time the database cannot hold, past
+     *                 {@link #LAST_STORABLE}, is refused before it reaches the database.
+     */
+    static Triage of(List<ConsumerRecord<String, StockEvent>> records, Instant earliest) {
+        return new Triage(records.stream().map(record -> new Verdict(record, problem(record, earliest))).toList());
     }
 
     List<StockEvent> events() {
@@ -59,7 +61,7 @@ record Triage(List<Verdict> verdicts) {
         return itemCodes;
     }
 
-    private static Exception problem(ConsumerRecord<String, StockEvent> record, Times times) {
+    private static Exception problem(ConsumerRecord<String, StockEvent> record, Instant earliest) {
         DeserializationException failed = SerializationUtils.getExceptionFromHeader(record,
                 KafkaUtils.VALUE_DESERIALIZER_EXCEPTION_HEADER, LOG);
         if (failed != null) {
@@ -80,13 +82,13 @@ record Triage(List<Verdict> verdicts) {
         if (event.generation() < 1) {
             return new InvalidStockEventException("generation " + event.generation() + " is below 1, the first");
         }
-        if (event.occurredAt().isBefore(times.earliest())) {
-            return new InvalidStockEventException("occurredAt " + event.occurredAt() + " is before " + times.earliest()
+        if (event.occurredAt().isBefore(earliest)) {
+            return new InvalidStockEventException("occurredAt " + event.occurredAt() + " is before " + earliest
                     + ", the start of the dedupe window: a redelivery that old could be applied twice");
         }
-        if (event.occurredAt().isAfter(times.latest())) {
-            return new InvalidStockEventException("occurredAt " + event.occurredAt() + " is after " + times.latest()
-                    + ", further ahead of this clock than flashstock.consumer.max-clock-skew");
+        if (event.occurredAt().isAfter(LAST_STORABLE)) {
+            return new InvalidStockEventException("occurredAt " + event.occurredAt() + " is after " + LAST_STORABLE
+                    + ", the last time the database's DATETIME columns hold");
         }
         return null;
     }

@@ -40,13 +40,18 @@ class ProcessedEvents {
     /**
      * Inserts one row per event. A concurrent consumer inserting the same id makes this fail with a duplicate
      * key, which rolls the batch back; the retry then sees the id as processed.
+     * <p>
+     * The row's {@code processed_at} is {@code at}, or the event's {@code occurredAt} when that is later (order-api's
+     * clock ahead of this one). Retention deletes a row once {@code processed_at} is older than the dedupe window, and
+     * triage lets an event in until its {@code occurredAt} is that old: so a redelivery the triage lets in always
+     * finds the row of its first delivery, whatever the two clocks said.
      */
     void record(List<StockEvent> events, Instant at) {
         if (events.isEmpty()) {
             return;
         }
-        var processedAt = Utc.toColumn(at);
         jdbcTemplate.batchUpdate("INSERT INTO processed_event (event_id, item_code, processed_at) VALUES (?, ?, ?)",
-                events.stream().map(e -> new Object[]{e.eventId().toString(), e.itemCode(), processedAt}).toList());
+                events.stream().map(e -> new Object[]{e.eventId().toString(), e.itemCode(),
+                        Utc.toColumn(e.occurredAt().isAfter(at) ? e.occurredAt() : at)}).toList());
     }
 }

@@ -24,7 +24,7 @@ class TriageTest {
     private long offset;
 
     private static final Instant NOW = Instant.parse("2026-11-23T22:00:00Z");
-    private static final Triage.Times TIMES = new Triage.Times(NOW.minus(Duration.ofDays(15)), NOW.plusSeconds(300));
+    private static final Instant EARLIEST = NOW.minus(Duration.ofDays(15));
 
     @Test
     void keepsValidEventsInOrderAndRejectsTheRest() {
@@ -43,7 +43,7 @@ class TriageTest {
                 record("item é", badItemCode),
                 record("item-a", negativeGeneration),
                 record("item-a", generationZero),
-                record("item-b", at(second, TIMES.latest()))), TIMES);
+                record("item-b", at(second, Triage.LAST_STORABLE))), EARLIEST);
 
         assertThat(triage.events()).extracting(StockEvent::eventId).containsExactly(first.eventId(), second.eventId());
         assertThat(triage.itemCodes()).containsExactly("item-a", "item-b");
@@ -59,17 +59,20 @@ class TriageTest {
     }
 
     @Test
-    void rejectsTimesBeforeTheDedupeWindowOrFurtherAheadThanTheClockSkew() {
+    void rejectsTimesBeforeTheDedupeWindowOrPastTheDatabaseRangeButNotAheadOfTheClock() {
         Triage triage = Triage.of(List.of(
-                record("item-a", at(Events.deducted("item-a", 1, 1), TIMES.earliest())),
-                record("item-a", at(Events.deducted("item-a", 1, 1), TIMES.earliest().minusMillis(1))),
-                record("item-a", at(Events.reset("item-a", 1, 1), TIMES.latest().plusMillis(1))),
-                record("item-a", at(Events.reset("item-a", 1, 1), Instant.parse("+10000-01-01T00:00:00Z")))), TIMES);
+                record("item-a", at(Events.deducted("item-a", 1, 1), EARLIEST)),
+                record("item-a", at(Events.deducted("item-a", 1, 1), EARLIEST.minusMillis(1))),
+                record("item-a", at(Events.reset("item-a", 1, 1), NOW.plus(Duration.ofDays(1)))),
+                record("item-a", at(Events.reset("item-a", 1, 1), Triage.LAST_STORABLE.plusNanos(1000))),
+                record("item-a", at(Events.reset("item-a", 1, 1), Instant.parse("+10000-01-01T00:00:00Z")))),
+                EARLIEST);
 
-        assertThat(triage.events()).hasSize(1);
+        assertThat(triage.events()).extracting(StockEvent::occurredAt)
+                .containsExactly(EARLIEST, NOW.plus(Duration.ofDays(1)));
         assertThat(triage.rejected()).extracting(r -> r.reason().getMessage()).satisfiesExactly(
                 m -> assertThat(m).contains("start of the dedupe window"),
-                m -> assertThat(m).contains("flashstock.consumer.max-clock-skew"),
+                m -> assertThat(m).contains("last time the database's DATETIME columns hold"),
                 m -> assertThat(m).contains("+10000-01-01T00:00:00Z"));
     }
 

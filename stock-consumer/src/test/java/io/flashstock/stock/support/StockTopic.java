@@ -92,6 +92,11 @@ public final class StockTopic implements AutoCloseable {
         producer.send(new ProducerRecord<>(name, key, value));
     }
 
+    /** A record put on the dead-letter topic directly, as the consumer leaves one there: key = item code. */
+    public void sendDeadLetter(String key, String value) {
+        producer.send(new ProducerRecord<>(deadLetterTopic(), key, value));
+    }
+
     public void flush() {
         producer.flush();
     }
