@@ -133,7 +133,7 @@ class RedeemToken implements TokenRedemption {
 
     private ProblemException rebuilding(String item) {
         reloads.heal(item);
-        outcomes.failed();
+        outcomes.count(Counted.STOCK_RELOADING);
         return new ProblemException(ProblemType.STOCK_RELOADING, "the stock of item " + item + " is being rebuilt "
                 + "from the orders; nothing was sold: retry shortly with the same token");
     }
@@ -161,13 +161,14 @@ class RedeemToken implements TokenRedemption {
             throw (RuntimeException) unknown.cause();
         }
         retry(token, started.attempt());
-        outcomes.failed();
         if (written instanceof OrderWrites.Written.Fenced) {
             // a rebuild since the hold went ordering counted it as a hold, not an order: it is the token's again
             reloads.heal(item);
+            outcomes.count(Counted.STOCK_RELOADING);
             throw new ProblemException(ProblemType.STOCK_RELOADING, "the stock of item " + item + " was rebuilt "
                     + "while the order was written; nothing was sold: retry shortly with the same token");
         }
+        outcomes.failed();
         throw ((OrderWrites.Written.NotWritten) written).cause();
     }
 

@@ -179,6 +179,10 @@ class TokenGateIT extends TokenGateTest {
         return meters.counter("flashstock.orders", "gate", gate, "outcome", "rejected").count();
     }
 
+    private double counted(String outcome) {
+        return meters.counter("flashstock.orders", "gate", "token", "outcome", outcome).count();
+    }
+
     @Test
     void forgedAndGarbledTokensAreRefusedAndChangeNothing() {
         String item = uniqueItem("token-forged");
@@ -310,9 +314,13 @@ class TokenGateIT extends TokenGateTest {
                 io.flashstock.order.stock.StockKeys.life(item), io.flashstock.order.stock.StockKeys.gate(item),
                 TokenKeys.holds(item), TokenKeys.expiry(item)));
 
+        double reloadingBefore = counted("stock_reloading");
+        double failedBefore = counted("failed");
         var first = redeem(token, item, "ann", 2);
         assertThat(first.status()).as("%s", first).isEqualTo(503);
         assertThat(first.code()).isEqualTo("STOCK_RELOADING");
+        assertThat(counted("stock_reloading") - reloadingBefore).as("refused by design").isEqualTo(1.0);
+        assertThat(counted("failed") - failedBefore).as("not a failure").isZero();
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20))
                 .until(() -> redisCounter(item) != null);
         var after = redeem(token, item, "ann", 2);
