@@ -3,10 +3,14 @@
 -- Redis's clock (the sweeper decides expiry by the same clock, in the same kind of atomic step).
 -- KEYS[1] stock:{item}   KEYS[2] stock:{item}:gen   KEYS[3] stock:{item}:load   KEYS[4] stock:{item}:life
 -- KEYS[5] stock:{item}:tokens
--- ARGV[1] the token's id   ARGV[2] grace after the token's expiry (ms)
+-- ARGV[1] the token's id   ARGV[2] grace after the token's expiry (ms)   ARGV[3] the token's user
+-- ARGV[4] the token's quantity
 -- A hold is 'state:quantity:generation:expires:attempt:remaining:user', state 'i' (issued) or 'o' (ordering since
--- attempt, ms). Returns strings:
---   {'STARTED', load, generation, remaining, attempt}  the hold is now ordering: write the order under that load
+-- attempt, ms). The hold, not the token, says what is ordered: a token whose user or quantity is not its hold's
+-- (re-signed by whoever has the key) changes nothing; its item is the hold's, since the item names the key. Returns strings:
+--   {'STARTED', load, generation, remaining, attempt, quantity, user}  the hold is now ordering: write its order
+--                                                                      (its quantity, its user) under that load
+--   {'MISMATCH'}  the token's user or quantity is not its hold's
 --   {'ABSENT', current generation or ''}               no hold: its order was written, or its units came back
 --   {'ORDERING', attempt, now}                        another attempt is writing the order (or died doing so)
 --   {'EXPIRED'}  past its expiry and grace: the sweeper gives its units back
@@ -18,6 +22,9 @@ if not entry then
 end
 local state, qty, gen, expires, attempt, remaining, user =
     string.match(entry, '^(%a):(%d+):(%d+):(%d+):(%d+):(%-?%d+):(.*)$')
+if user ~= ARGV[3] or tonumber(qty) ~= tonumber(ARGV[4]) then
+  return {'MISMATCH'}
+end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 if state == 'o' then
@@ -37,4 +44,4 @@ end
 local started = string.format('%d', now)
 redis.call('HSET', KEYS[5], ARGV[1], 'o:' .. qty .. ':' .. gen .. ':' .. expires .. ':' .. started .. ':'
     .. remaining .. ':' .. user)
-return {'STARTED', tostring(load), gen, remaining, started}
+return {'STARTED', tostring(load), gen, remaining, started, qty, user}

@@ -99,8 +99,9 @@ final class EngineRates {
         Map<String, Set<String>> groups = new LinkedHashMap<>();
         groups.put("accepted", Set.of("accepted"));
         groups.put("sold_out", Set.of("sold_out"));
-        // refused for the request's own sake or to protect the engine; nothing was sold
-        groups.put("refused", Set.of("unknown_item", "limit_reached", "wrong_gate", "rejected", "overloaded"));
+        // refused for the request's own sake or by design (load shed, a counter being rebuilt); nothing was sold
+        groups.put("refused", Set.of("unknown_item", "limit_reached", "wrong_gate", "rejected", "overloaded",
+                "stock_reloading"));
         groups.put("failed", Set.of("failed"));
         return groups;
     }

@@ -27,7 +27,7 @@ public class OrderMetrics {
     private final Counter givenBack;
     private final Counter notGivenBack;
 
-    OrderMetrics(MeterRegistry registry) {
+    public OrderMetrics(MeterRegistry registry) {
         for (Gate gate : Gate.values()) {
             outcomes.put(gate, new Outcomes(registry, gate));
         }

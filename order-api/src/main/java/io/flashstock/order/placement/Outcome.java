@@ -10,9 +10,14 @@ import io.flashstock.order.web.ProblemType;
  */
 public sealed interface Outcome {
 
-    /** The {@code outcome} tag an order is counted under, or {@link #NONE} for an answer that was counted before. */
+    /**
+     * The {@code outcome} tag an order is counted under, or {@link #NONE} for an answer that was counted before.
+     * {@code FAILED} is for what went wrong; a refusal the design makes on purpose has its own tag
+     * ({@code STOCK_RELOADING}, as {@code overloaded}, counted by {@code OverloadShedding}), so that failures mean
+     * failures.
+     */
     enum Counted {
-        ACCEPTED, SOLD_OUT, LIMIT_REACHED, WRONG_GATE, UNKNOWN_ITEM, REJECTED, FAILED, NONE
+        ACCEPTED, SOLD_OUT, LIMIT_REACHED, WRONG_GATE, UNKNOWN_ITEM, REJECTED, STOCK_RELOADING, FAILED, NONE
     }
 
     Counted counted();
@@ -51,13 +56,13 @@ public sealed interface Outcome {
     }
 
     /**
-     * The item has a baseline but its counter is missing, untrusted or being rebuilt: nothing was sold, and the
-     * engine is rebuilding it. Counted as failed, as the 503 it is answered with.
+     * The item has a baseline but its counter is missing, untrusted or being rebuilt (or the order was fenced out by a
+     * rebuild): nothing was sold, and the engine is rebuilding it. Answered 503, but refused by design, not failed.
      */
     record StockReloading() implements Outcome {
         @Override
         public Counted counted() {
-            return Counted.FAILED;
+            return Counted.STOCK_RELOADING;
         }
     }
 

@@ -118,7 +118,7 @@ class IssueToken {
 
     private ProblemException rebuilding(String itemCode) {
         reloads.heal(itemCode);
-        outcomes.failed();
+        outcomes.count(Counted.STOCK_RELOADING);
         return new ProblemException(ProblemType.STOCK_RELOADING, "the stock of item " + itemCode + " is being "
                 + "rebuilt from the orders; no token was issued: retry shortly");
     }

@@ -21,8 +21,10 @@ import java.util.Optional;
 /**
  * Places the order a purchase token is for. (1) The token is verified (signature, expiry, and that the body is
  * the order it is for); (2) one atomic step moves its hold from issued to ordering and reads the counter's load
- * epoch, so one attempt at a time writes its order; (3) the order and its outbox row are group-committed, fenced by
- * that epoch, under the token's id as order code; (4) written, the hold is deleted (its units are the order's);
+ * epoch, so one attempt at a time writes its order, and only if the token's user and quantity are the hold's (a
+ * token re-signed by whoever has the key is refused 403 TOKEN_MISMATCH, nothing changed); (3) the order and its
+ * outbox row, for the hold's user and quantity, are group-committed, fenced by that epoch, under the token's id as
+ * order code; (4) written, the hold is deleted (its units are the order's);
  * not written or fenced, the hold is issued again (its units stay held, a rebuild counted them as held); outcome
  * unknown, the hold stays ordering until {@link TokenSettlement} settles it. A token used again finds no hold and
  * its order in the database, which answers it: the first order, never a second.
@@ -90,7 +92,7 @@ class RedeemToken implements TokenRedemption {
         String item = token.itemCode();
         TokenHolds.Redeem step;
         try {
-            step = holds.startOrdering(item, token.id());
+            step = holds.startOrdering(token);
         } catch (ProblemException redisDown) {
             outcomes.failed();
             throw redisDown;
@@ -115,6 +117,10 @@ class RedeemToken implements TokenRedemption {
             throw new ProblemException(ProblemType.TOKEN_IN_USE, "an order with this token is being written; retry "
                     + "shortly, the same token tells how it ended").with("orderCode", token.id());
         }
+        if (step instanceof TokenHolds.Redeem.Mismatch) {
+            throw new ProblemException(ProblemType.TOKEN_MISMATCH, "the token's user or quantity is not what its hold "
+                    + "reserved; nothing was sold").with("itemCode", item);
+        }
         if (step instanceof TokenHolds.Redeem.Expired) {
             throw new ProblemException(ProblemType.TOKEN_EXPIRED, "the token expired; its units come back to the "
                     + "stock");
@@ -127,14 +133,15 @@ class RedeemToken implements TokenRedemption {
 
     private ProblemException rebuilding(String item) {
         reloads.heal(item);
-        outcomes.failed();
+        outcomes.count(Counted.STOCK_RELOADING);
         return new ProblemException(ProblemType.STOCK_RELOADING, "the stock of item " + item + " is being rebuilt "
                 + "from the orders; nothing was sold: retry shortly with the same token");
     }
 
     private OrderAnswer write(PurchaseToken token, TokenHolds.Redeem.Started started) {
         String item = token.itemCode();
-        var written = orders.write(token.id(), item, token.userId(), token.quantity(), started.generation(),
+        // the hold's user and quantity, which its take checked and counted, not the token's word for them
+        var written = orders.write(token.id(), item, started.userId(), started.quantity(), started.generation(),
                 started.loadEpoch(), started.remaining());
         if (written instanceof OrderWrites.Written.Committed committed) {
             release(token);
@@ -154,13 +161,14 @@ class RedeemToken implements TokenRedemption {
             throw (RuntimeException) unknown.cause();
         }
         retry(token, started.attempt());
-        outcomes.failed();
         if (written instanceof OrderWrites.Written.Fenced) {
             // a rebuild since the hold went ordering counted it as a hold, not an order: it is the token's again
             reloads.heal(item);
+            outcomes.count(Counted.STOCK_RELOADING);
             throw new ProblemException(ProblemType.STOCK_RELOADING, "the stock of item " + item + " was rebuilt "
                     + "while the order was written; nothing was sold: retry shortly with the same token");
         }
+        outcomes.failed();
         throw ((OrderWrites.Written.NotWritten) written).cause();
     }
 

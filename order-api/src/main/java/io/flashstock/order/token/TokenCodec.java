@@ -5,7 +5,9 @@ import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.MACSigner;
 import com.nimbusds.jose.crypto.MACVerifier;
+import com.nimbusds.jwt.JWT;
 import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.JWTParser;
 import com.nimbusds.jwt.SignedJWT;
 
 import java.text.ParseException;
@@ -79,13 +81,14 @@ class TokenCodec {
      * @throws Refused otherwise
      */
     PurchaseToken verify(String compact) {
-        SignedJWT jwt;
+        JWT parsed;
         try {
-            jwt = SignedJWT.parse(compact);
+            // any JWT, unsigned and encrypted ones included: the rule below, not the parser, decides what is refused
+            parsed = JWTParser.parse(compact);
         } catch (ParseException | RuntimeException e) {
-            throw new Refused(Refusal.INVALID, "the token is not a signed JWT");
+            throw new Refused(Refusal.INVALID, "the token is not a JWT");
         }
-        if (!JWSAlgorithm.HS256.equals(jwt.getHeader().getAlgorithm())) {
+        if (!(parsed instanceof SignedJWT jwt) || !JWSAlgorithm.HS256.equals(jwt.getHeader().getAlgorithm())) {
             throw new Refused(Refusal.INVALID, "the token is not signed with HS256");
         }
         try {

@@ -62,8 +62,16 @@ class TokenHolds {
 
     /** The redemption step's answer. */
     sealed interface Redeem {
-        /** This attempt may write the order under {@code loadEpoch}; {@code attempt} ends it. */
-        record Started(long loadEpoch, long generation, long remaining, String attempt) implements Redeem {
+        /**
+         * This attempt may write the order under {@code loadEpoch}; {@code attempt} ends it. The order is the
+         * hold's: its {@code userId} and {@code quantity}.
+         */
+        record Started(long loadEpoch, long generation, long remaining, String attempt, String userId, int quantity)
+                implements Redeem {
+        }
+
+        /** The token's user or quantity is not its hold's: nothing changed. */
+        record Mismatch() implements Redeem {
         }
 
         record Absent(String generation) implements Redeem {
@@ -155,14 +163,20 @@ class TokenHolds {
                 Instant.ofEpochSecond(Math.floorDiv(Long.parseLong(parts[3]), 1000)));
     }
 
-    /** Moves the token's hold from issued to ordering, if it is still the token's. */
-    Redeem startOrdering(String itemCode, String tokenId) {
+    /**
+     * Moves the token's hold from issued to ordering, if it is still the token's and holds what the token says (its
+     * user, its quantity; the item is the hold's key).
+     */
+    Redeem startOrdering(PurchaseToken token) {
+        String itemCode = token.itemCode();
         List<?> reply = redis(() -> redis.execute(REDEEM, List.of(StockKeys.counter(itemCode),
                 StockKeys.generation(itemCode), StockKeys.load(itemCode), StockKeys.life(itemCode),
-                TokenKeys.holds(itemCode)), tokenId, graceMillis));
+                TokenKeys.holds(itemCode)), token.id(), graceMillis, token.userId(),
+                Integer.toString(token.quantity())));
         return switch ((String) reply.get(0)) {
             case "STARTED" -> new Redeem.Started(number(reply, 1), number(reply, 2), number(reply, 3),
-                    (String) reply.get(4));
+                    (String) reply.get(4), (String) reply.get(6), Math.toIntExact(number(reply, 5)));
+            case "MISMATCH" -> new Redeem.Mismatch();
             case "ABSENT" -> new Redeem.Absent((String) reply.get(1));
             case "ORDERING" -> new Redeem.Ordering((String) reply.get(1), number(reply, 1), number(reply, 2));
             case "EXPIRED" -> new Redeem.Expired();

@@ -12,7 +12,8 @@ import java.util.Base64;
  *
  * @param key the signing key, base64, at least 256 bits (env {@code FLASHSTOCK_TOKEN_KEY}); empty turns the token
  *            endpoints off (503 {@code TOKEN_GATE_DISABLED}), the rest of the engine works without it.
- *            {@code scripts/stack} and docker-compose.yml set a development key
+ *            {@code scripts/stack} sets a development key; docker-compose.yml none (a published key would let
+ *            anyone sign tokens)
  * @param ttl how long a token may be used; its units come back after it (and the grace) if it was not
  * @param grace how long after a token's expiry its hold still waits for a redemption verified just before it:
  *              Redis's clock decides, so a token the service verified as unexpired is decided by one atomic step,

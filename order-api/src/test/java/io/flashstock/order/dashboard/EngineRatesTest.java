@@ -22,24 +22,39 @@ class EngineRatesTest {
                 flashstock_orders_total{gate="redis",outcome="accepted"} 100.0
                 flashstock_orders_total{gate="redis",outcome="limit_reached"} 1.0
                 flashstock_orders_total{gate="db-lock",outcome="wrong_gate"} 0.0
+                flashstock_orders_total{gate="redis",outcome="stock_reloading"} 0.0
                 """, "flashstock_relay_published_rows_total 10\nflashstock_relay_batch_size_rows_count 2\n"
                         + "flashstock_relay_batch_size_rows_sum 10\n");
         var after = sample(T0.plusSeconds(2), """
                 flashstock_orders_total{gate="redis",outcome="accepted"} 300.0
                 flashstock_orders_total{gate="redis",outcome="limit_reached"} 3.0
                 flashstock_orders_total{gate="db-lock",outcome="wrong_gate"} 2.0
+                flashstock_orders_total{gate="redis",outcome="stock_reloading"} 4.0
                 """, "flashstock_relay_published_rows_total 210\nflashstock_relay_batch_size_rows_count 6\n"
                         + "flashstock_relay_batch_size_rows_sum 210\n");
 
         EngineView view = EngineRates.between(before, before, after);
 
         assertThat(view.orders().get("accepted")).isEqualTo(new EngineView.Rate(300.0, 100.0));
-        assertThat(view.orders().get("refused")).as("limit reached and wrong gate")
-                .isEqualTo(new EngineView.Rate(5.0, 2.0));
+        assertThat(view.orders().get("refused")).as("limit reached, wrong gate and a counter being rebuilt")
+                .isEqualTo(new EngineView.Rate(9.0, 4.0));
         assertThat(view.orders().get("failed").total()).as("no such series: unknown, not zero").isNull();
         assertThat(view.relay().perSecond()).isEqualTo(100.0);
         assertThat(view.relay().batchSize()).as("200 rows in 4 claims").isEqualTo(50.0);
         assertThat(view.consumer().perSecond()).isNull();
+    }
+
+    @Test
+    void everyOutcomeOrderApiCountsIsShownInAGroup() {
+        var outcomes = new java.util.TreeSet<String>();
+        var meters = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        new io.flashstock.order.placement.OrderMetrics(meters);
+        meters.find("flashstock.orders").counters().forEach(c -> outcomes.add(c.getId().getTag("outcome")));
+
+        var grouped = new java.util.TreeSet<String>();
+        EngineRates.OUTCOME_GROUPS.values().forEach(grouped::addAll);
+        assertThat(outcomes).isNotEmpty();
+        assertThat(grouped).containsAll(outcomes);
     }
 
     @Test

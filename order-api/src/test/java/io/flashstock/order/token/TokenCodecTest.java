@@ -3,7 +3,9 @@ package io.flashstock.order.token;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.MACSigner;
+import com.nimbusds.jose.crypto.MACVerifier;
 import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.JWTParser;
 import com.nimbusds.jwt.PlainJWT;
 import com.nimbusds.jwt.SignedJWT;
 import org.junit.jupiter.api.Test;
@@ -50,19 +52,29 @@ class TokenCodecTest {
     }
 
     @Test
-    void anUnsignedTokenIsInvalid() {
+    void anUnsignedTokenIsInvalid() throws Exception {
         String none = new PlainJWT(claims(NOW.plusSeconds(60))).serialize();
+        // a well-formed JWT to the parser: only the codec's rule (a JWS, HS256) stands between it and its claims
+        assertThat(JWTParser.parse(none)).isInstanceOf(PlainJWT.class);
         assertRefused(none, TokenCodec.Refusal.INVALID);
-        // the same with a signature part glued on, as some libraries accepted
+        // the same with a signature part glued on, as some libraries accepted (the parser refuses that one itself)
         assertRefused(none + "c2lnbmF0dXJl", TokenCodec.Refusal.INVALID);
     }
 
     @Test
     void aTokenSignedWithAnotherAlgorithmIsInvalid() throws Exception {
+        // a 384-bit key, so that the codec's own key signs HS384 too: the signature is right, only the algorithm
+        // is refused
+        byte[] key384 = (new String(KEY, StandardCharsets.US_ASCII) + "0123456789abcdef")
+                .getBytes(StandardCharsets.US_ASCII);
+        var codec384 = new TokenCodec(key384, Clock.fixed(NOW, ZoneOffset.UTC));
         var jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS384), claims(NOW.plusSeconds(60)));
-        jwt.sign(new MACSigner((new String(KEY, StandardCharsets.US_ASCII) + "0123456789abcdef")
-                .getBytes(StandardCharsets.US_ASCII)));
-        assertRefused(jwt.serialize(), TokenCodec.Refusal.INVALID);
+        jwt.sign(new MACSigner(key384));
+        assertThat(SignedJWT.parse(jwt.serialize()).verify(new MACVerifier(key384))).as("signed with its key").isTrue();
+
+        assertThatThrownBy(() -> codec384.verify(jwt.serialize())).isInstanceOfSatisfying(TokenCodec.Refused.class,
+                refused -> assertThat(refused.refusal()).isEqualTo(TokenCodec.Refusal.INVALID));
+        assertThat(codec384.verify(codec384.sign(TOKEN))).as("its HS256 tokens verify").isEqualTo(TOKEN);
     }
 
     @Test

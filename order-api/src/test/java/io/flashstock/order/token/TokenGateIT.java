@@ -1,5 +1,10 @@
 package io.flashstock.order.token;
 
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.crypto.MACSigner;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
 import io.flashstock.order.stock.Gate;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -174,6 +179,10 @@ class TokenGateIT extends TokenGateTest {
         return meters.counter("flashstock.orders", "gate", gate, "outcome", "rejected").count();
     }
 
+    private double counted(String outcome) {
+        return meters.counter("flashstock.orders", "gate", "token", "outcome", outcome).count();
+    }
+
     @Test
     void forgedAndGarbledTokensAreRefusedAndChangeNothing() {
         String item = uniqueItem("token-forged");
@@ -223,6 +232,43 @@ class TokenGateIT extends TokenGateTest {
     }
 
     @Test
+    void aTokenReSignedForMoreUnitsOrAnotherUserIsRefusedAndChangesNothing() throws Exception {
+        String item = uniqueItem("token-resigned");
+        tokenStock(item, 200, null);
+        String token = token(item, "ann", 1);
+        String id = idOf(token);
+        // whoever holds the signing key (a leaked key, a published development key) re-signs a real token's copy
+        String moreUnits = reSigned(token, claims -> claims.claim("qty", 100));
+        String otherUser = reSigned(token, claims -> claims.subject("mallory"));
+
+        var more = redeem(moreUnits, item, "ann", 100);
+        var other = redeem(otherUser, item, "mallory", 1);
+
+        for (var answer : new io.flashstock.order.ApiClient.Answer[]{more, other}) {
+            assertThat(answer.status()).as("%s", answer).isEqualTo(403);
+            assertThat(answer.contentType()).startsWith("application/problem+json");
+            assertThat(answer.code()).isEqualTo("TOKEN_MISMATCH");
+        }
+        assertThat(orderCount(item)).isZero();
+        assertThat(redisCounter(item)).as("only the real hold's unit taken").isEqualTo(199);
+        assertThat(hold(item, id)).as("the hold stays issued").startsWith("i:1:");
+        var real = redeem(token, item, "ann", 1);
+        assertThat(real.status()).as("the real token still works: %s", real).isEqualTo(200);
+        assertThat(orderedQuantity(item)).isEqualTo(1);
+        assertThat(redisCounter(item)).isEqualTo(199);
+    }
+
+    /** The token's claims, changed by {@code change}, signed again with the service's own key. */
+    private static String reSigned(String token, java.util.function.UnaryOperator<JWTClaimsSet.Builder> change)
+            throws Exception {
+        var original = SignedJWT.parse(token);
+        var copy = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256),
+                change.apply(new JWTClaimsSet.Builder(original.getJWTClaimsSet())).build());
+        copy.sign(new MACSigner(KEY_BYTES));
+        return copy.serialize();
+    }
+
+    @Test
     void anExpiredTokenIsRefusedAndChangesNothing() {
         String item = uniqueItem("token-expired");
         tokenStock(item, 5, null);
@@ -268,9 +314,13 @@ class TokenGateIT extends TokenGateTest {
                 io.flashstock.order.stock.StockKeys.life(item), io.flashstock.order.stock.StockKeys.gate(item),
                 TokenKeys.holds(item), TokenKeys.expiry(item)));
 
+        double reloadingBefore = counted("stock_reloading");
+        double failedBefore = counted("failed");
         var first = redeem(token, item, "ann", 2);
         assertThat(first.status()).as("%s", first).isEqualTo(503);
         assertThat(first.code()).isEqualTo("STOCK_RELOADING");
+        assertThat(counted("stock_reloading") - reloadingBefore).as("refused by design").isEqualTo(1.0);
+        assertThat(counted("failed") - failedBefore).as("not a failure").isZero();
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20))
                 .until(() -> redisCounter(item) != null);
         var after = redeem(token, item, "ann", 2);
