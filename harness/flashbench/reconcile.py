@@ -115,7 +115,8 @@ def to_markdown(report: dict) -> str:
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for item in report.get("items", []):
-        o, ob, st = item.get("orders", {}), item.get("outbox", {}), item.get("stock", {})
+        # "stock" is null until stock-consumer applied the item's first event
+        o, ob, st = item.get("orders", {}), item.get("outbox", {}), item.get("stock") or {}
         lines.append("| " + " | ".join([
             item["itemCode"], _v(item.get("generation")), _v(item.get("baseline")), _v(item.get("redisRemaining")),
             _v(o.get("count")), _v(o.get("quantity")), _v(item.get("expectedRemaining")), _v(ob.get("count")),

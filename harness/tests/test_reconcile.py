@@ -48,6 +48,14 @@ def test_exact_report_has_no_failures_and_a_table_row():
     assert "| 1234 | not-oversold | yes | at most 100 | 100 | 0 |  |" in markdown
 
 
+def test_an_item_the_stock_database_has_no_row_for_is_a_row_of_dashes():
+    """order-api reports "stock": null until stock-consumer applied the item's first event (a stalled consumer)."""
+    report = sample(False)
+    report["items"][0]["stock"] = None
+    row = next(line for line in reconcile.to_markdown(report).splitlines() if line.startswith("| 1234 |"))
+    assert row.endswith("| — | — | — |")
+
+
 def test_a_waiting_room_item_names_its_tickets_and_unused_admissions():
     report = sample(True)
     report["items"][0].update(gate="queue", waitingRoom={"waiting": 1200, "admittedUnused": 3, "admittedUnits": 4})

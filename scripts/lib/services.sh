@@ -1,5 +1,8 @@
 # shellcheck shell=bash
-# The three services for scripts/stack: their jar, environment, AOT cache, start, readiness and health.
+# The three services for scripts/stack: their jar, environment, AOT cache, start, readiness and health. A second
+# instance (order-api-2, ...: the cluster topology) runs its first's jar and AOT cache.
+
+service_module() { echo "${1%-2}"; }
 
 service_jar() {
   local jar
@@ -12,10 +15,14 @@ service_jar() {
 
 service_env() {
   export SPRING_DATA_REDIS_PORT=$REDIS_PORT REDIS_PORT
+  # the cluster topology: Lettuce (order-api) and Redisson (stock-consumer) in cluster mode, from every node's address
+  if [[ $TOPOLOGY == cluster ]]; then
+    export SPRING_DATA_REDIS_CLUSTER_NODES=${SPRING_DATA_REDIS_CLUSTER_NODES:-$(redis_cluster_nodes)}
+  fi
   export ORDERS_DB_URL=${ORDERS_DB_URL:-jdbc:mysql://127.0.0.1:$MYSQL_PORT/orders}
   export STOCK_DB_URL=${STOCK_DB_URL:-jdbc:mysql://127.0.0.1:$MYSQL_PORT/stock}
   export DB_USER DB_PASSWORD STOCK_ADMIN_TOKEN FLASHSTOCK_TOKEN_KEY
-  export KAFKA_BOOTSTRAP_SERVERS=${KAFKA_BOOTSTRAP_SERVERS:-127.0.0.1:$KAFKA_PORT}
+  export KAFKA_BOOTSTRAP_SERVERS=${KAFKA_BOOTSTRAP_SERVERS:-$KAFKA_BOOTSTRAP}
   export STOCK_TOPIC
   # where order-api's reconciliation and dashboard find the other two services, on whatever ports they run
   export STOCK_CONSUMER_URL=${STOCK_CONSUMER_URL:-http://127.0.0.1:${SERVICE_PORT[stock-consumer]}}
@@ -27,7 +34,7 @@ service_env() {
 # It halves order-api's start-up here (docs/performance.md). FLASHSTOCK_AOT=off starts from the jar as built.
 # Sets LAUNCH to the arguments that start the service; a failed training run falls back to the jar.
 service_launch() {
-  local name=$1 jar=$2 java=$3 port=$4 aot=$STATE/services/$1-aot
+  local name=$1 jar=$2 java=$3 port=$4 aot; aot=$STATE/services/$(service_module "$1")-aot
   local app=$aot/app/${jar##*/} stamp
   LAUNCH=(-jar "$jar")
   [[ ${FLASHSTOCK_AOT:-on} == on ]] || return 0
@@ -55,7 +62,7 @@ service_up() {
   mkdir -p "$dir"
   if pid_alive "$pid"; then log "$name already running (pid $(cat "$pid"))"; return; fi
   port_busy "$port" && die "port $port is in use by another process"
-  local jar java; jar=$(service_jar "$name") java=$(pick_java)
+  local jar java; jar=$(service_jar "$(service_module "$name")") java=$(pick_java)
   service_env
   service_launch "$name" "$jar" "$java" "$port"
   # shellcheck disable=SC2086

@@ -6,6 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 /**
  * Real servers of a test's own, started by {@code scripts/stack} in a private state folder on free ports:
@@ -15,13 +17,17 @@ import java.util.Map;
  */
 public final class PrivateStack implements AutoCloseable {
 
+    /** The cluster topology's Redis nodes; their cluster buses listen on as many ports after theirs. */
+    private static final int REDIS_CLUSTER_NODES = 6;
+
     private final Map<String, String> env = new HashMap<>();
-    private final int redisPort = FreePort.find();
+    private final int redisPort;
     private final int mysqlPort = FreePort.find();
     private final int kafkaPort = FreePort.find();
     private final int kafkaControllerPort = FreePort.find();
 
-    private PrivateStack(Path state) {
+    private PrivateStack(Path state, int redisPort) {
+        this.redisPort = redisPort;
         env.put("FLASHSTOCK_STATE", state.toString());
         env.put("REDIS_PORT", Integer.toString(redisPort));
         env.put("MYSQL_PORT", Integer.toString(mysqlPort));
@@ -36,14 +42,32 @@ public final class PrivateStack implements AutoCloseable {
 
     /** A private stack with nothing started yet; its state lives in a temporary folder. */
     public static PrivateStack create(String name) {
+        return new PrivateStack(stateFolder(name), FreePort.find());
+    }
+
+    /**
+     * A private stack of {@code scripts/stack}'s cluster topology with nothing started yet, whose {@code redis} is a
+     * Redis Cluster of 3 primaries and 3 replicas on six consecutive ports ({@link #redisClusterNodes()}).
+     */
+    public static PrivateStack cluster(String name) {
+        var stack = new PrivateStack(stateFolder(name), FreePort.range(2 * REDIS_CLUSTER_NODES));
+        stack.env.put("FLASHSTOCK_TOPOLOGY", "cluster");
+        stack.env.put("REDIS_CLUSTER_BUS_OFFSET", Integer.toString(REDIS_CLUSTER_NODES));
+        return stack;
+    }
+
+    private static Path stateFolder(String name) {
         try {
-            return new PrivateStack(Files.createTempDirectory("flashstock-" + name + "-"));
+            return Files.createTempDirectory("flashstock-" + name + "-");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    /** Starts one of {@code redis}, {@code mariadb}, {@code kafka} and waits until it is healthy. */
+    /**
+     * Starts one of {@code redis}, {@code mariadb}, {@code kafka} and waits until it is healthy (in the cluster
+     * topology {@code redis} is the whole Redis Cluster, {@code kafka} the three brokers).
+     */
     public PrivateStack start(String component) {
         TestInfrastructure.runStack(env, "start", component);
         return this;
@@ -56,6 +80,12 @@ public final class PrivateStack implements AutoCloseable {
 
     public int redisPort() {
         return redisPort;
+    }
+
+    /** The cluster topology's Redis nodes, {@code host:port,...}: the value of spring.data.redis.cluster.nodes. */
+    public String redisClusterNodes() {
+        return IntStream.range(0, REDIS_CLUSTER_NODES).mapToObj(n -> "127.0.0.1:" + (redisPort + n))
+                .collect(Collectors.joining(","));
     }
 
     public String kafkaBootstrapServers() {
