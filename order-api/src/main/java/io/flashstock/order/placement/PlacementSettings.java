@@ -35,7 +35,8 @@ public record PlacementSettings(
      *                      and a give-back give once; must outlast {@code takeDeadline} and the order's write
      *                      (a give-back after it gives nothing: drift the reconciliation shows)
      * @param takeDeadline how long a take whose replies time out is sent again; after it the order is answered
-     *                     503 without knowing whether it took stock (reconciliation shows such drift)
+     *                     503 without knowing whether it took stock (reconciliation shows such drift). A give-back,
+     *                     or the record of an order in doubt, whose reply timed out is sent again as long
      */
     public record Redis(@DefaultValue("60s") Duration takeRecordTtl, @DefaultValue("5s") Duration takeDeadline) {
 

@@ -13,6 +13,7 @@ import org.springframework.stereotype.Component;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The Redis gate: one atomic Lua script per order checks the item's counter, the per-user limit and the
@@ -140,8 +141,8 @@ class RedisStockGate {
      * written.
      */
     void holdInDoubt(PlacedOrder order, String owner) {
-        redis.execute(HOLD_IN_DOUBT, List.of(StockKeys.inDoubt(order.command().itemCode())), order.orderCode(),
-                InDoubtEntry.beforeTime(order), InDoubtEntry.afterTime(order, owner));
+        untilTakeDeadline(() -> redis.execute(HOLD_IN_DOUBT, List.of(StockKeys.inDoubt(order.command().itemCode())),
+                order.orderCode(), InDoubtEntry.beforeTime(order), InDoubtEntry.afterTime(order, owner)));
     }
 
     /**
@@ -199,9 +200,28 @@ class RedisStockGate {
         if (command.pass() != null) {
             keys.addAll(command.pass().keys());
         }
-        Long given = redis.execute(command.pass() == null ? GIVE_BACK : command.pass().giveBack(), keys,
-                Integer.toString(command.quantity()), Long.toString(generation), command.userId(), orderCode,
-                inDoubt ? "in-doubt" : "taken", Long.toString(loadEpoch));
+        Long given = untilTakeDeadline(() -> redis.execute(command.pass() == null ? GIVE_BACK
+                        : command.pass().giveBack(), keys, Integer.toString(command.quantity()),
+                Long.toString(generation), command.userId(), orderCode, inDoubt ? "in-doubt" : "taken",
+                Long.toString(loadEpoch)));
         return given != null && given == 1L;
+    }
+
+    /**
+     * A guarded step (a give-back, a hold in doubt), sent again while its reply times out, until the take deadline:
+     * a command whose reply timed out may have run or not (a starved client may even drop it unsent), and the step
+     * gives or records once however often it runs. After the deadline, the last timeout is thrown.
+     */
+    private <T> T untilTakeDeadline(Supplier<T> step) {
+        long deadline = System.nanoTime() + takeDeadlineNanos;
+        while (true) {
+            try {
+                return step.get();
+            } catch (QueryTimeoutException e) {
+                if (System.nanoTime() - deadline >= 0) {
+                    throw e;
+                }
+            }
+        }
     }
 }
