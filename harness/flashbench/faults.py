@@ -5,8 +5,8 @@ history of requests (flashbench/history.py). A scenario passes only if nothing w
 stock database), no refused order was committed anyway, nothing applied twice, no user went over the per-user
 limit, and the reconciliation is exact. Stranded units (stock Redis can no longer sell) are reported.
 
-    scripts/faults [--scenarios relay-kill,consumer-kill,api-kill,kafka-stop,db-stop,redis-restart,reload-storm,
-                                redis-aof-kill,reset-during-load,per-user-limit]
+    scripts/faults [--scenarios relay-kill,consumer-kill,api-kill,api-kill-in-doubt,kafka-stop,db-stop,redis-restart,
+                                reload-storm,redis-aof-kill,reset-during-load,per-user-limit]
                    [--rate 300] [--duration 60] [--stock N | --stock-share 0.4] [--out DIR]
 
 Orders ask for 1–3 units (uniformly), and the item's stock is by default 40 % of the units the load asks for, so
@@ -15,7 +15,9 @@ Every second order carries an Idempotency-Key. The load is an open model (a requ
 whether or not earlier ones answered), so a stalled server is not hidden by a client that waits for it.
 
 Scenarios: relay-kill, consumer-kill (kill -9 and restart, 3×), api-kill (1×; its reconciliation may need
---repair-redis for the units a killed process took without committing), kafka-stop (15 s), db-stop (10 s),
+--repair-redis for the units a killed process took without committing), api-kill-in-doubt (MariaDB frozen until
+orders are in doubt, then order-api killed with them and restarted: they must be settled by the restarted one, with
+no repair), kafka-stop (15 s), db-stop (10 s),
 redis-restart (no persistence: the engine rebuilds the lost counter by itself), reload-storm (a reload every
 0.5 s while orders arrive), redis-aof-kill (Redis with AOF everysec, SIGKILLed and restarted with the last second
 of its AOF cut off, so it comes back stale), reset-during-load (a new generation while orders arrive: each is
@@ -34,6 +36,7 @@ import math
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -44,11 +47,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import gevent
+import gevent.event
 import gevent.pool
 from geventhttpclient import HTTPClient, URL
 
 from flashbench import history
-from flashbench.bench import ROOT, SERVICES, STACK, admin_headers, stock_item, wait_until
+from flashbench.bench import ROOT, SERVICES, STACK, admin_headers, stack_pids, stock_item, wait_until
 
 RECONCILE = ROOT / "scripts" / "reconcile"
 API = f"http://127.0.0.1:{SERVICES['order-api']}"
@@ -62,6 +66,10 @@ MEAN_UNITS = (1 + MAX_UNITS) / 2
 STOCK_SHARE = 0.4  # default stock: this share of the units the load asks for
 PER_USER_LIMIT = 3
 RELOAD_EVERY_S = 0.5
+IN_DOUBT_TRIES = 20  # freezes of MariaDB, each until it shows whether it caught a commit (or IN_DOUBT_WAIT_S)
+IN_DOUBT_WAIT_S = 5.0  # a commit the freeze caught is answered ORDER_OUTCOME_UNKNOWN within about 3 s
+OUTAGE_GRACE_S = 0.5  # after the outage's first answer, for the answers that left order-api with it to come in
+SETTLED_WITHIN_S = 120.0  # order-api's restart (its AOT cache, or a JIT start), then abandoned-after (10 s)
 LOST_TAIL_S = 1.0  # what appendfsync everysec may lose in a crash of the machine
 FINDINGS_IN_OUTCOME = 20  # faults.json keeps the first ones; findings.txt has them all
 
@@ -111,7 +119,8 @@ def user_pool(stock: int, per_user_limit: int) -> int:
 
 
 class Load:
-    """Orders at a constant arrival rate, in greenlets, recording every request."""
+    """Orders at a constant arrival rate, in greenlets, recording every request. A scenario may hold the sending
+    (`pause`) until the requests in flight are answered, and `resume` it: the orders due meanwhile go at once."""
 
     def __init__(self, item: str, rate: float, draws: list[Draw]):
         self.item, self.rate, self.draws = item, rate, draws
@@ -120,6 +129,15 @@ class Load:
         self.client = HTTPClient.from_url(URL(API), concurrency=400, connection_timeout=2, network_timeout=10)
         self.started = 0.0
         self.sell_out_s = self.duration_s  # set by the scenario from the draws
+        self.in_flight = 0
+        self.sending = gevent.event.Event()
+        self.sending.set()
+
+    def pause(self) -> None:
+        self.sending.clear()
+
+    def resume(self) -> None:
+        self.sending.set()
 
     def _one(self, d: Draw) -> None:
         body = json.dumps({"itemCode": self.item, "userId": d.user_id, "quantity": d.units})
@@ -133,6 +151,8 @@ class Load:
             status, code, order = r.status_code, payload.get("code"), payload.get("orderCode")
         except Exception as e:  # connection refused while order-api is down is an answer of its own kind
             status, code, order = -1, type(e).__name__, None
+        finally:
+            self.in_flight -= 1
         self.requests.append(history.Request(sent, time.monotonic(), status, code, order, d.units, d.user_id,
                                              d.idempotency_key))
 
@@ -144,6 +164,9 @@ class Load:
                 delay = self.started + i / self.rate - time.monotonic()
                 if delay > 0:
                     gevent.sleep(delay)
+                self.sending.wait()
+                # counted from the spawn: a request spawned and not yet started is in flight too
+                self.in_flight += 1
                 pool.spawn(self._one, d)
             pool.join()
         return gevent.spawn(loop)
@@ -462,6 +485,102 @@ def redis_aof_kill(run: Run) -> None:
     run.description = f"Redis (AOF everysec) killed with SIGKILL, {cut}, restarted from it"
 
 
+def signal_component(name: str, sig: int) -> None:
+    """Sends a signal to a process the stack started: SIGSTOP freezes it (its clients' connections stay open and
+    unanswered, as a stalled server or a partition leaves them), SIGCONT thaws it."""
+    os.kill(stack_pids()[name], sig)
+
+
+def in_doubt_left(item: str) -> int:
+    """The item's orders held in doubt in Redis (stock:{item}:in-doubt)."""
+    r = subprocess.run(["redis-cli", "-p", REDIS_PORT, "HLEN", f"stock:{{{item}}}:in-doubt"],
+                       capture_output=True, text=True, timeout=5)
+    return int(r.stdout.strip())
+
+
+def answered_in_doubt(load: Load, since: int) -> int:
+    """Orders answered ORDER_OUTCOME_UNKNOWN among the answers after the first `since`."""
+    return sum(r.code == "ORDER_OUTCOME_UNKNOWN" for r in load.requests[since:])
+
+
+def outage_seen(load: Load, since: int) -> bool:
+    """Whether an answer after the first `since` tells how a freeze of the database caught order-api's one writer:
+    ORDER_OUTCOME_UNKNOWN if in its commit; DATABASE_UNAVAILABLE if before it (that batch is not written, and the
+    breaker then refuses every order before it takes stock, so no commit of this freeze is left to catch)."""
+    return any(r.code in ("ORDER_OUTCOME_UNKNOWN", "DATABASE_UNAVAILABLE") for r in load.requests[since:])
+
+
+def wait_cooperatively(predicate, timeout_s: float) -> bool:
+    """Polls `predicate` without stopping the load; whether it held before the deadline."""
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() >= deadline:
+            return False
+        gevent.sleep(0.05)
+    return True
+
+
+def api_kill_in_doubt(run: Run) -> None:
+    """order-api killed with orders in doubt, and started again: the restarted one must settle them by itself.
+
+    MariaDB is frozen (SIGSTOP) while orders are written, so that a commit it caught can neither finish nor be looked
+    up: its order is answered ORDER_OUTCOME_UNKNOWN and held in doubt. A freeze that caught none (the first answer
+    of the outage is DATABASE_UNAVAILABLE: the writer was before its commit) is thawed at once, and tried again once
+    an order was written, up to IN_DOUBT_TRIES times from a tenth of the run, while stock is left (a sold-out order
+    never reaches the database). Then the sending is held until
+    every request in flight is answered, so that the kill leaves no units taken but those of the orders in doubt
+    (a take between its Redis step and its commit is api-kill's drift, which --repair-redis mends), order-api is
+    killed with SIGKILL, MariaDB thawed, the sending resumed (the orders due meanwhile go at once, refused while
+    order-api is down), and order-api started again. The fault ends when the item has no order in doubt left; the
+    reconciliation must then be exact with no repair. No order in doubt after every try: RuntimeError."""
+    load, item = run.load, run.item
+    at(load, 0.1 * load.duration_s)
+    run.fault_start = time.monotonic()
+    ends = load.started + load.duration_s
+    caught = tries = held = 0
+    frozen = False
+    settled_s = None
+    try:
+        while not caught and tries < IN_DOUBT_TRIES and time.monotonic() < ends and blocking(redis_counter, item):
+            tries += 1
+            since = len(load.requests)
+            blocking(signal_component, "mariadb", signal.SIGSTOP)
+            frozen = True
+            if wait_cooperatively(lambda: outage_seen(load, since), IN_DOUBT_WAIT_S):
+                gevent.sleep(OUTAGE_GRACE_S)
+            caught = answered_in_doubt(load, since)
+            if not caught:
+                blocking(signal_component, "mariadb", signal.SIGCONT)
+                frozen = False
+                thawed = len(load.requests)
+                wait_cooperatively(lambda: any(r.status == 200 for r in load.requests[thawed:]), 10)
+        if caught:
+            load.pause()
+            if not wait_cooperatively(lambda: load.in_flight == 0, 30):
+                raise RuntimeError(f"{load.in_flight} requests still in flight 30 s after the sending was held")
+            caught = answered_in_doubt(load, since)
+            held = blocking(in_doubt_left, item)
+            blocking(stack, "kill", "order-api")
+            blocking(signal_component, "mariadb", signal.SIGCONT)
+            frozen = False
+            load.resume()
+            blocking(stack, "start", "order-api")
+            restarted = time.monotonic()
+            if wait_cooperatively(lambda: blocking(in_doubt_left, item) == 0, SETTLED_WITHIN_S):
+                settled_s = time.monotonic() - restarted
+    finally:
+        if frozen:
+            blocking(signal_component, "mariadb", signal.SIGCONT)
+        load.resume()
+    run.fault_end = time.monotonic()
+    if not caught:
+        raise RuntimeError(f"no order went in doubt in {tries} freezes of MariaDB: order-api was not killed")
+    run.description = (f"MariaDB frozen (SIGSTOP) {tries}× until {caught} orders were answered in doubt ({held} held "
+                       "in Redis); order-api killed (SIGKILL) with them, MariaDB thawed, order-api restarted: "
+                       + (f"none left in doubt {settled_s:.1f} s after it was up" if settled_s is not None
+                          else f"still in doubt {SETTLED_WITHIN_S:.0f} s after it was up"))
+
+
 def reset_during_load(run: Run) -> None:
     """A reset at the sell-out, while the last units of the first generation are being taken: its new stock is
     the same share of what the rest of the load asks for. The reset is fenced: an order of the first generation
@@ -492,6 +611,7 @@ SCENARIOS = {
     "relay-kill": Scenario(kill_and_restart("outbox-relay", 3)),
     "consumer-kill": Scenario(kill_and_restart("stock-consumer", 3)),
     "api-kill": Scenario(kill_and_restart("order-api", 1), repair_redis=True),
+    "api-kill-in-doubt": Scenario(api_kill_in_doubt),
     "kafka-stop": Scenario(stop_for("kafka", 15)),
     "db-stop": Scenario(stop_for("mariadb", 10)),
     "redis-restart": Scenario(redis_restart),
@@ -604,24 +724,31 @@ def judge(outcome: Outcome, run: Run, scenario: Scenario, out: Path) -> None:
 IN_DOUBT_RESULTS = ("committed", "given_back", "recounted")
 
 
-def in_doubt_settled() -> dict[str, float]:
-    """order-api's count of orders whose commit was in doubt, by how they were settled (0 when it is down)."""
+def actuator_metric(name: str, tag: str | None = None) -> float | None:
+    """One of order-api's meters, from its actuator; None when it does not answer."""
     import requests
-    counts = {}
-    for result in IN_DOUBT_RESULTS:
-        try:
-            r = requests.get(f"{API}/actuator/metrics/flashstock.order.in-doubt.settled",
-                             params={"tag": f"result:{result}"}, timeout=5)
-            counts[result] = r.json()["measurements"][0]["value"] if r.status_code == 200 else 0.0
-        except requests.RequestException:
-            counts[result] = 0.0
+    try:
+        r = requests.get(f"{API}/actuator/metrics/{name}", params={"tag": tag} if tag else None, timeout=5)
+        return r.json()["measurements"][0]["value"] if r.status_code == 200 else None
+    except (requests.RequestException, ValueError, KeyError, IndexError):
+        return None
+
+
+def in_doubt_settled() -> dict[str, float | None]:
+    """order-api's count of orders whose commit was in doubt, by how they were settled (0 when it is down), and
+    when its process started (`started`), which tells a restarted one."""
+    counts: dict[str, float | None] = {
+        result: actuator_metric("flashstock.order.in-doubt.settled", f"result:{result}") or 0.0
+        for result in IN_DOUBT_RESULTS}
+    counts["started"] = actuator_metric("process.start.time")
     return counts
 
 
-def settled_during(before: dict[str, float]) -> dict[str, int]:
+def settled_during(before: dict[str, float | None]) -> dict[str, int]:
     """Orders settled since `before`; a restarted order-api counts from zero again."""
     after = in_doubt_settled()
-    return {k: int(after[k] - before[k] if after[k] >= before[k] else after[k]) for k in IN_DOUBT_RESULTS}
+    same_process = before["started"] is not None and after["started"] == before["started"]
+    return {k: int(after[k] - before[k] if same_process else after[k]) for k in IN_DOUBT_RESULTS}
 
 
 ANSWER_COLUMNS = ["started_s", "answered_s", "status", "code", "latency_ms", "order_code", "units", "user_id",
@@ -667,7 +794,11 @@ def run_scenario(name: str, rate: float, duration_s: float, stock: int, out: Pat
               file=sys.stderr, flush=True)
         runner = load.run()
         gevent.sleep(0.1)
-        scenario.inject(run)
+        try:
+            scenario.inject(run)
+        except BaseException:
+            runner.kill()  # or its orders would go on into the next scenario
+            raise
         runner.join()
         outcome = Outcome(name, run.description, per_user_limit=limit, reloads=dict(run.reloads),
                           redis_restored=run.redis_restored)

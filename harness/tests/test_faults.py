@@ -3,9 +3,11 @@ the load, the reset and the reload storm against a fake order-api."""
 import csv
 import itertools
 import json
+import time
 from collections import Counter
 
 import gevent
+import pytest
 from gevent.pywsgi import WSGIServer
 
 from flashbench import faults, history
@@ -161,3 +163,101 @@ def test_the_load_the_reset_and_the_reload_storm_against_a_fake_order_api(monkey
     outcome = Outcome("reload-storm", run.description)
     faults.describe_answers(outcome, run)
     assert outcome.sent == 200 and outcome.sold_out_at_s is not None and outcome.fault_window_s
+
+
+class FreezableOrderApi(FakeOrderApi):
+    """While its database is frozen, the first order is answered in doubt and the others refused, each after a
+    moment, as order-api's commit and pool timeouts would; `catches` says which freezes catch a commit."""
+
+    def __init__(self, stock: int, catches: list[bool]):
+        super().__init__(stock)
+        self.catches, self.frozen, self.caught = iter(catches), False, False
+
+    def freeze(self, frozen: bool) -> None:
+        self.frozen = frozen
+        self.caught = not next(self.catches, False) if frozen else False
+
+    def __call__(self, environ, start_response):
+        if self.frozen and environ["PATH_INFO"] == "/order/stock/limit":
+            environ["wsgi.input"].read()
+            in_doubt, self.caught = not self.caught, True
+            gevent.sleep(0.05)
+            if in_doubt:
+                return self.answer(start_response, 503, {"code": "ORDER_OUTCOME_UNKNOWN", "orderCode": "o-doubt"})
+            return self.answer(start_response, 503, {"code": "DATABASE_UNAVAILABLE"})
+        return super().__call__(environ, start_response)
+
+
+def test_api_kill_in_doubt_freezes_until_an_order_is_in_doubt_and_kills_with_nothing_else_in_flight(monkeypatch):
+    api = FreezableOrderApi(10_000, catches=[False, True])
+    server = WSGIServer(("127.0.0.1", 0), api, log=None)
+    server.start()
+    steps, in_flight_at_kill, restarted = [], [], []
+    draws = faults.draw_orders(400, None, seed="fake")  # 4 s at 100/s
+    load = faults.Load("fake", 100, draws)
+
+    def signal_component(name, sig):
+        steps.append(f"{name} {sig.name}")
+        api.freeze(sig == faults.signal.SIGSTOP)
+
+    def stack(*args, env=None):
+        steps.append(" ".join(args))
+        if args == ("kill", "order-api"):
+            in_flight_at_kill.append((load.in_flight, load.sending.is_set()))
+        if args == ("start", "order-api"):
+            restarted.append(True)
+
+    try:
+        monkeypatch.setattr(faults, "API", f"http://127.0.0.1:{server.server_port}")
+        monkeypatch.setattr(faults, "signal_component", signal_component)
+        monkeypatch.setattr(faults, "stack", stack)
+        monkeypatch.setattr(faults, "redis_counter", lambda item: api.left)
+        monkeypatch.setattr(faults, "in_doubt_left", lambda item: 0 if restarted else 1)
+        monkeypatch.setattr(faults, "IN_DOUBT_WAIT_S", 0.5)
+        load = faults.Load("fake", 100, draws)
+        run = faults.Run("api-kill-in-doubt", "fake", load, stock_share=0.4, per_user_limit=None)
+        runner = load.run()
+        gevent.sleep(0.05)
+        faults.api_kill_in_doubt(run)
+        runner.join()
+    finally:
+        server.stop()
+    # the first freeze caught no commit and was thawed; the second caught one, and order-api was killed with it
+    assert steps == ["mariadb SIGSTOP", "mariadb SIGCONT", "mariadb SIGSTOP", "kill order-api", "mariadb SIGCONT",
+                     "start order-api"]
+    assert in_flight_at_kill == [(0, False)]  # nothing in flight, nothing sent: only the order in doubt is left
+    assert len(load.requests) == 400  # the orders due while the sending was held went afterwards
+    assert sum(r.code == "ORDER_OUTCOME_UNKNOWN" for r in load.requests) == 1
+    assert "2× until 1 orders were answered in doubt" in run.description
+    assert "none left in doubt" in run.description
+    assert run.fault_start < run.fault_end
+
+
+def test_api_kill_in_doubt_that_catches_no_commit_thaws_the_database_and_kills_nothing(monkeypatch):
+    steps = []
+    load = faults.Load("fake", 100, [])
+    load.started, load.duration_s = time.monotonic(), 60
+    monkeypatch.setattr(faults, "signal_component", lambda name, sig: steps.append(f"{name} {sig.name}"))
+    monkeypatch.setattr(faults, "stack", lambda *args, env=None: steps.append(" ".join(args)))
+    monkeypatch.setattr(faults, "redis_counter", lambda item: 5)
+    monkeypatch.setattr(faults, "IN_DOUBT_WAIT_S", 0.01)
+    monkeypatch.setattr(faults, "IN_DOUBT_TRIES", 2)
+    run = faults.Run("api-kill-in-doubt", "fake", load, stock_share=0.4, per_user_limit=None)
+    monkeypatch.setattr(faults, "wait_cooperatively", lambda predicate, timeout_s: predicate())
+
+    with pytest.raises(RuntimeError, match="no order went in doubt in 2 freezes"):
+        faults.api_kill_in_doubt(run)
+
+    assert steps == ["mariadb SIGSTOP", "mariadb SIGCONT", "mariadb SIGSTOP", "mariadb SIGCONT"]
+    assert load.sending.is_set()
+
+
+def test_orders_settled_in_doubt_are_counted_from_zero_by_a_restarted_order_api(monkeypatch):
+    before = {"committed": 8.0, "given_back": 1.0, "recounted": 0.0, "started": 100.0}
+    monkeypatch.setattr(faults, "in_doubt_settled",
+                        lambda: {"committed": 27.0, "given_back": 1.0, "recounted": 0.0, "started": 100.0})
+    assert faults.settled_during(before) == {"committed": 19, "given_back": 0, "recounted": 0}
+    # a restarted order-api whose own count passed the old one's is not mistaken for the same process
+    monkeypatch.setattr(faults, "in_doubt_settled",
+                        lambda: {"committed": 27.0, "given_back": 0.0, "recounted": 0.0, "started": 200.0})
+    assert faults.settled_during(before) == {"committed": 27, "given_back": 0, "recounted": 0}

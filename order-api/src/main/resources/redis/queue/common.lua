@@ -17,11 +17,12 @@ local function admission_member(id, quantity)
   return id .. ':' .. quantity
 end
 
--- units held by orders whose commit is in doubt: they may come back to the counter
+-- units held by orders whose commit is in doubt: they may come back to the counter. Each entry starts with its
+-- units (io.flashstock.order.placement.InDoubtEntry)
 local function in_doubt_units(key)
   local sum = 0
-  for _, units in ipairs(redis.call('HVALS', key)) do
-    sum = sum + tonumber(units)
+  for _, entry in ipairs(redis.call('HVALS', key)) do
+    sum = sum + tonumber(string.match(entry, '^%d+'))
   end
   return sum
 end

@@ -24,4 +24,10 @@ public interface GatePass {
 
     /** give-back.lua wrapped: the same keys and arguments, then {@link #keys()}. */
     RedisScript<Long> giveBack();
+
+    /**
+     * What an order held in doubt records of its pass, without ':', so that any order-api can restore the pass
+     * ({@link RecordedPasses}) and give the order's stock back with it.
+     */
+    String recorded();
 }

@@ -21,8 +21,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * looked up again every {@code flashstock.order.in-doubt.check-every} until the database answers: found, it
  * stands; absent, its stock is given back, unless the counter was loaded again since (a reload recounted the
  * item from the orders written, and adding the stock back would count it twice). Each is also recorded in
- * Redis ({@code stock:{item}:in-doubt}), for the reconciliation and so that it is given back only once. An
- * order still in doubt when the service stops is logged and left to the reconciliation.
+ * Redis ({@code stock:{item}:in-doubt}, {@link InDoubtEntry}) under this order-api's name, for the reconciliation,
+ * so that it is given back only once, and so that another order-api settles it if this one dies first
+ * ({@link AbandonedInDoubtOrders}); an order still in doubt when the service stops is left to them.
  */
 @Component
 class InDoubtOrders implements SchedulingConfigurer {
@@ -31,14 +32,19 @@ class InDoubtOrders implements SchedulingConfigurer {
 
     private final ConcurrentLinkedQueue<PlacedOrder> pending = new ConcurrentLinkedQueue<>();
     private final RedisStockGate gate;
+    private final InDoubtRecords records;
+    private final OrderApiLiveness liveness;
     private final OrderRows rows;
     private final Duration checkEvery;
     private final Counter committed;
     private final Counter givenBack;
     private final Counter recounted;
 
-    InDoubtOrders(RedisStockGate gate, OrderRows rows, PlacementSettings settings, MeterRegistry meters) {
+    InDoubtOrders(RedisStockGate gate, InDoubtRecords records, OrderApiLiveness liveness, OrderRows rows,
+                  PlacementSettings settings, MeterRegistry meters) {
         this.gate = gate;
+        this.records = records;
+        this.liveness = liveness;
         this.rows = rows;
         this.checkEvery = settings.inDoubt().checkEvery();
         Gauge.builder("flashstock.order.in-doubt", pending, ConcurrentLinkedQueue::size)
@@ -48,7 +54,7 @@ class InDoubtOrders implements SchedulingConfigurer {
         recounted = settled(meters, "recounted");
     }
 
-    private static Counter settled(MeterRegistry meters, String result) {
+    static Counter settled(MeterRegistry meters, String result) {
         return Counter.builder("flashstock.order.in-doubt.settled")
                 .description("Orders in doubt, by how they were settled").tag("result", result).register(meters);
     }
@@ -61,7 +67,7 @@ class InDoubtOrders implements SchedulingConfigurer {
     /** Holds an order whose commit outcome is unknown; it keeps its stock until it is settled. */
     void hold(PlacedOrder order) {
         try {
-            gate.holdInDoubt(order);
+            gate.holdInDoubt(order, liveness.self());
         } catch (DataAccessException e) {
             // the record guards the give-back: without it, none could be given, so the order is left as drift
             log.error("order {} of item {}: commit outcome unknown and Redis did not record it ({}); its {} units "
@@ -72,6 +78,13 @@ class InDoubtOrders implements SchedulingConfigurer {
         pending.add(order);
         log.warn("order {} of item {}: commit outcome unknown; its {} units stay taken until the database answers",
                 order.orderCode(), order.command().itemCode(), order.command().quantity());
+        try {
+            records.list(order.command().itemCode());
+        } catch (DataAccessException e) {
+            log.warn("order {} of item {} in doubt: its item could not be listed ({}); should this order-api die "
+                    + "before it settles the order, no other finds it: reconcile the item", order.orderCode(),
+                    order.command().itemCode(), e.toString());
+        }
     }
 
     /**
@@ -100,7 +113,7 @@ class InDoubtOrders implements SchedulingConfigurer {
 
     /**
      * A last attempt when the application context closes, before Redis and the pool are stopped; what is still
-     * in doubt after it is named for the reconciliation.
+     * in doubt after it is left to the other order-apis, or to the next start of this one.
      */
     @EventListener(ContextClosedEvent.class)
     void settleBeforeShutdown() {
@@ -109,8 +122,9 @@ class InDoubtOrders implements SchedulingConfigurer {
         } catch (RuntimeException e) {
             log.warn("last settlement of the orders in doubt failed: {}", e.toString());
         }
-        pending.forEach(order -> log.error("order {} of item {} is still in doubt at shutdown; its {} units stay "
-                + "taken: reconcile the item", order.orderCode(), order.command().itemCode(), order.command().quantity()));
+        pending.forEach(order -> log.warn("order {} of item {} is still in doubt at shutdown; its {} units stay taken "
+                + "until an order-api settles it, once this one's mark of life has expired", order.orderCode(),
+                order.command().itemCode(), order.command().quantity()));
     }
 
     private void settle(PlacedOrder order) {

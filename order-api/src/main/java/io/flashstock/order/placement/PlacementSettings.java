@@ -35,7 +35,8 @@ public record PlacementSettings(
      *                      and a give-back give once; must outlast {@code takeDeadline} and the order's write
      *                      (a give-back after it gives nothing: drift the reconciliation shows)
      * @param takeDeadline how long a take whose replies time out is sent again; after it the order is answered
-     *                     503 without knowing whether it took stock (reconciliation shows such drift)
+     *                     503 without knowing whether it took stock (reconciliation shows such drift). A give-back,
+     *                     or the record of an order in doubt, whose reply timed out is sent again as long
      */
     public record Redis(@DefaultValue("60s") Duration takeRecordTtl, @DefaultValue("5s") Duration takeDeadline) {
 
@@ -84,15 +85,23 @@ public record PlacementSettings(
     /**
      * An order whose commit failed while the database could not be asked whether it took (the database went
      * away mid-commit) keeps its stock and is answered 503; it is looked up again until the database answers,
-     * and then stands or gets its stock back.
+     * and then stands or gets its stock back. If its order-api dies first, any other settles it.
      *
-     * @param checkEvery how often the orders in doubt are looked up while any are left
+     * @param checkEvery how often the orders in doubt are looked up while any are left, and how often each
+     *                   order-api looks for those of order-apis that died
+     * @param abandonedAfter how long an order-api that stops marking itself alive (it does so four times in this
+     *                       time) is taken for dead, and how old an order in doubt must be, before another
+     *                       order-api settles it; the same on every order-api
      */
-    public record InDoubt(@DefaultValue("1s") Duration checkEvery) {
+    public record InDoubt(@DefaultValue("1s") Duration checkEvery, @DefaultValue("10s") Duration abandonedAfter) {
 
         public InDoubt {
             if (checkEvery.isNegative() || checkEvery.isZero()) {
                 throw new IllegalArgumentException("flashstock.order.in-doubt.check-every must be positive: " + checkEvery);
+            }
+            if (abandonedAfter.toMillis() < 100) {
+                throw new IllegalArgumentException("flashstock.order.in-doubt.abandoned-after must be at least 100ms: "
+                        + abandonedAfter);
             }
         }
     }

@@ -13,12 +13,14 @@ import org.springframework.stereotype.Component;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The Redis gate: one atomic Lua script per order checks the item's counter, the per-user limit and the
  * Idempotency-Key and takes the quantity, in a single round trip (EVALSHA). A second script gives the
  * quantity back when the order could not be written, at once or, for an order whose commit could not be
- * confirmed, once {@link InDoubtOrders} found it absent. Keys: {@link StockKeys}.
+ * confirmed, once {@link InDoubtOrders} (or, if its order-api died, {@link AbandonedInDoubtOrders}) found it absent.
+ * Keys: {@link StockKeys}.
  * <p>
  * Each take leaves a short-lived record under the order's code, and a take that finds its order's record
  * answers it instead of taking again: a take is idempotent per order. A take whose reply timed out is
@@ -37,6 +39,8 @@ class RedisStockGate {
             RedisScripts.load("give-back.lua", Long.class);
     private static final RedisScript<Long> FORGET_ABANDONED =
             RedisScripts.load("forget-abandoned.lua", Long.class);
+    private static final RedisScript<Long> HOLD_IN_DOUBT =
+            RedisScripts.load("hold-in-doubt.lua", Long.class);
     private static final String OUTCOME_UNKNOWN =
             "the stock gate (Redis) did not answer; whether it took the stock is unknown";
 
@@ -132,17 +136,32 @@ class RedisStockGate {
     }
 
     /**
-     * Records an order whose commit could not be confirmed, with the units it took, until it is settled: a
-     * reload or reset of the item removes the record, since it recounts the stock from the orders written.
+     * Records an order whose commit could not be confirmed ({@link InDoubtEntry}), held by {@code owner}, until it
+     * is settled: a reload or reset of the item removes the record, since it recounts the stock from the orders
+     * written.
      */
-    void holdInDoubt(PlacedOrder order) {
-        redis.opsForHash().put(StockKeys.inDoubt(order.command().itemCode()), order.orderCode(),
-                Integer.toString(order.command().quantity()));
+    void holdInDoubt(PlacedOrder order, String owner) {
+        untilTakeDeadline(() -> redis.execute(HOLD_IN_DOUBT, List.of(StockKeys.inDoubt(order.command().itemCode())),
+                order.orderCode(), InDoubtEntry.beforeTime(order), InDoubtEntry.afterTime(order, owner)));
     }
 
-    /** Settles an order in doubt that was committed after all: it keeps its stock. */
-    void releaseInDoubt(PlacedOrder order) {
-        redis.opsForHash().delete(StockKeys.inDoubt(order.command().itemCode()), order.orderCode());
+    /**
+     * Settles an order in doubt that was committed after all: it keeps its stock.
+     *
+     * @return whether this call removed its record (false: it was settled already, or recounted)
+     */
+    boolean releaseInDoubt(PlacedOrder order) {
+        return releaseInDoubt(order.command().itemCode(), order.orderCode());
+    }
+
+    /** {@link #releaseInDoubt(PlacedOrder)} for an order another order-api held, from its record. */
+    boolean releaseRecorded(InDoubtEntry entry) {
+        return releaseInDoubt(entry.itemCode(), entry.orderCode());
+    }
+
+    private boolean releaseInDoubt(String itemCode, String orderCode) {
+        Long removed = redis.opsForHash().delete(StockKeys.inDoubt(itemCode), orderCode);
+        return removed != null && removed > 0;
     }
 
     /**
@@ -156,22 +175,53 @@ class RedisStockGate {
         return giveBack(order, true);
     }
 
+    /**
+     * {@link #giveBackInDoubt(PlacedOrder)} for an order another order-api held: from its record, with its pass
+     * restored ({@code null} for the Redis gate's own).
+     */
+    boolean giveBackRecorded(InDoubtEntry entry, GatePass restoredPass) {
+        return giveBack(entry.command(restoredPass), entry.orderCode(), entry.generation(), entry.loadEpoch(), true);
+    }
+
     private boolean giveBack(PlacedOrder order, boolean inDoubt) {
-        var command = order.command();
+        return giveBack(order.command(), order.orderCode(), order.generation(), order.loadEpoch(), inDoubt);
+    }
+
+    private boolean giveBack(OrderCommand command, String orderCode, long generation, long loadEpoch,
+                             boolean inDoubt) {
         var keys = new ArrayList<String>(5);
         keys.add(StockKeys.counter(command.itemCode()));
         keys.add(StockKeys.generation(command.itemCode()));
         keys.add(StockKeys.load(command.itemCode()));
-        keys.add(inDoubt ? StockKeys.inDoubt(command.itemCode()) : StockKeys.taken(command.itemCode(), order.orderCode()));
+        keys.add(inDoubt ? StockKeys.inDoubt(command.itemCode()) : StockKeys.taken(command.itemCode(), orderCode));
         if (command.idempotencyKey() != null) {
             keys.add(StockKeys.idempotency(command.itemCode(), command.idempotencyKey()));
         }
         if (command.pass() != null) {
             keys.addAll(command.pass().keys());
         }
-        Long given = redis.execute(command.pass() == null ? GIVE_BACK : command.pass().giveBack(), keys,
-                Integer.toString(command.quantity()), Long.toString(order.generation()), command.userId(),
-                order.orderCode(), inDoubt ? "in-doubt" : "taken", Long.toString(order.loadEpoch()));
+        Long given = untilTakeDeadline(() -> redis.execute(command.pass() == null ? GIVE_BACK
+                        : command.pass().giveBack(), keys, Integer.toString(command.quantity()),
+                Long.toString(generation), command.userId(), orderCode, inDoubt ? "in-doubt" : "taken",
+                Long.toString(loadEpoch)));
         return given != null && given == 1L;
+    }
+
+    /**
+     * A guarded step (a give-back, a hold in doubt), sent again while its reply times out, until the take deadline:
+     * a command whose reply timed out may have run or not (a starved client may even drop it unsent), and the step
+     * gives or records once however often it runs. After the deadline, the last timeout is thrown.
+     */
+    private <T> T untilTakeDeadline(Supplier<T> step) {
+        long deadline = System.nanoTime() + takeDeadlineNanos;
+        while (true) {
+            try {
+                return step.get();
+            } catch (QueryTimeoutException e) {
+                if (System.nanoTime() - deadline >= 0) {
+                    throw e;
+                }
+            }
+        }
     }
 }

@@ -32,4 +32,10 @@ record Admission(Ticket ticket) implements GatePass {
     public RedisScript<Long> giveBack() {
         return QueueScripts.GIVE_BACK;
     }
+
+    /** The ticket as its holder sends it (base64url). */
+    @Override
+    public String recorded() {
+        return ticket.code();
+    }
 }

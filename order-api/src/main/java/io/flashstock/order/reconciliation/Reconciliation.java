@@ -165,7 +165,7 @@ public class Reconciliation {
             detail = "Redis has no counter for the item (Redis restarted?): reload it from the orders";
         } else if (inDoubtUnits > 0 && expectedRemaining - redisRemaining == inDoubtUnits) {
             detail = "orders whose commit is in doubt hold " + inDoubtUnits + " units: the order-api that took them "
-                    + "settles them once the database answers; if it stopped, reload the item";
+                    + "settles them once the database answers, or, if it stopped, another one";
         } else {
             detail = "Redis differs from baseline − Σ orders" + (inDoubtUnits > 0 ? " by other than the "
                     + inDoubtUnits + " units orders in doubt hold" : "")
@@ -174,10 +174,10 @@ public class Reconciliation {
         return Invariant.of(REDIS_MATCHES_ORDERS, expectedRemaining, redisRemaining, detail);
     }
 
-    /** Units taken by orders whose commit could not be confirmed yet (StockKeys.inDoubt). */
+    /** Units taken by orders whose commit could not be confirmed yet (StockKeys.inDoubt): each entry starts with them. */
     private long inDoubtUnits(String itemCode) {
         return redis.opsForHash().values(StockKeys.inDoubt(itemCode)).stream()
-                .mapToLong(units -> Long.parseLong((String) units)).sum();
+                .mapToLong(entry -> Long.parseLong(((String) entry).split(":", 2)[0])).sum();
     }
 
     /** A DB-lock item's counter is its row's db_remaining, which commits with each order. */

@@ -68,12 +68,21 @@ public final class StockKeys {
     }
 
     /**
-     * The orders whose commit could not be confirmed either way, with the units each took: they keep their stock
-     * until order-api finds out whether they were written. A reload or reset removes them, because it recounts
+     * The orders whose commit could not be confirmed either way, by order code, each with the units it took first
+     * and what any order-api needs to settle it (io.flashstock.order.placement.InDoubtEntry): they keep their stock
+     * until an order-api finds out whether they were written. A reload or reset removes them, because it recounts
      * the item from the orders themselves.
      */
     public static String inDoubt(String itemCode) {
         return counter(itemCode) + ":in-doubt";
+    }
+
+    /**
+     * The items that may have orders in doubt (a set): an order-api lists the item when it holds one, and the
+     * settlement of abandoned orders looks only at these, and unlists an item once it has none.
+     */
+    public static String inDoubtItems() {
+        return "in-doubt:items";
     }
 
     /**

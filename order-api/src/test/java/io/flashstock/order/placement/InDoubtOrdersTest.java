@@ -2,6 +2,7 @@ package io.flashstock.order.placement;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.DataAccessResourceFailureException;
@@ -33,8 +34,16 @@ class InDoubtOrdersTest {
 
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final RedisStockGate gate = mock(RedisStockGate.class);
+    private final InDoubtRecords records = mock(InDoubtRecords.class);
+    private final OrderApiLiveness liveness = mock(OrderApiLiveness.class);
     private final OrderRows rows = mock(OrderRows.class);
-    private final InDoubtOrders inDoubt = new InDoubtOrders(gate, rows, TestSettings.defaults(), meters);
+    private final InDoubtOrders inDoubt = new InDoubtOrders(gate, records, liveness, rows, TestSettings.defaults(),
+            meters);
+
+    @BeforeEach
+    void named() {
+        when(liveness.self()).thenReturn("this-order-api");
+    }
 
     @Test
     void anOrderRedisRecordsIsHeldUntilItIsSettled() {
@@ -42,7 +51,8 @@ class InDoubtOrdersTest {
 
         inDoubt.hold(order);
 
-        verify(gate).holdInDoubt(order);
+        verify(gate).holdInDoubt(order, "this-order-api");
+        verify(records).list("item");
         assertThat(held()).isEqualTo(1);
         assertThat(settled()).isEmpty();
     }
@@ -50,14 +60,28 @@ class InDoubtOrdersTest {
     @Test
     void anOrderRedisCouldNotRecordIsNotHeldSinceItsStockCouldNotBeGivenBack() {
         var order = order("a");
-        doThrow(new RedisConnectionFailureException("redis down")).when(gate).holdInDoubt(order);
+        doThrow(new RedisConnectionFailureException("redis down")).when(gate).holdInDoubt(order, "this-order-api");
 
         inDoubt.hold(order);
         inDoubt.settle();
 
         assertThat(held()).isZero();
-        verifyNoInteractions(rows);
+        verifyNoInteractions(rows, records);
         verify(gate, never()).giveBackInDoubt(any());
+    }
+
+    @Test
+    void anOrderRecordedWhoseItemCouldNotBeListedIsStillHeldAndSettled() {
+        var order = order("a");
+        doThrow(new RedisConnectionFailureException("redis down")).when(records).list("item");
+        when(rows.committed("a")).thenReturn(true);
+
+        inDoubt.hold(order);
+
+        assertThat(held()).isEqualTo(1);
+        inDoubt.settle();
+        verify(gate).releaseInDoubt(order);
+        assertThat(settled()).isEqualTo(Map.of("committed", 1.0));
     }
 
     @Test

@@ -7,6 +7,7 @@ import io.flashstock.order.ApiClient;
 import io.flashstock.order.OrderApiIntegrationTest;
 import io.flashstock.contract.Utc;
 import io.flashstock.order.placement.dblock.DbLockTransactions;
+import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockKeys;
 import io.flashstock.warmup.WarmupFixture;
 import io.flashstock.warmup.WarmupProperties;
@@ -115,6 +116,9 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
     private JsonMapper jsonMapper;
     @Autowired
     private RedisStockGate gate;
+    /** Held under this order-api's own name, so that no settlement of abandoned orders takes them meanwhile. */
+    @Autowired
+    private OrderApiLiveness liveness;
     @Autowired
     private CheckedCommit checkedCommit;
     @Autowired
@@ -194,8 +198,13 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
         // taken before the reload below, but found in doubt only after it
         PlacedOrder late = take(item, "order-in-doubt-late", 1);
         assertThat(redisCounter(item)).isEqualTo(4);
-        assertThat(redis.opsForHash().entries(StockKeys.inDoubt(item)))
-                .isEqualTo(Map.of("order-in-doubt-1", "3", "order-in-doubt-2", "2"));
+        var held = redis.opsForHash().entries(StockKeys.inDoubt(item));
+        assertThat(held).containsOnlyKeys("order-in-doubt-1", "order-in-doubt-2");
+        var entry = InDoubtEntry.parse(item, "order-in-doubt-1", (String) held.get("order-in-doubt-1")).orElseThrow();
+        assertThat(entry).as("what any order-api needs to settle it").extracting(InDoubtEntry::quantity,
+                        InDoubtEntry::generation, InDoubtEntry::loadEpoch, InDoubtEntry::owner, InDoubtEntry::gate,
+                        InDoubtEntry::userId)
+                .containsExactly(3, first.generation(), first.loadEpoch(), liveness.self(), Gate.REDIS, "ivan");
         var report = api().get("/admin/reconciliation?itemCode=" + item, "Authorization", ADMIN);
         assertThat(report.json().at("/items/0/invariants/0/difference").asLong()).isEqualTo(-6);
         assertThat(report.json().at("/items/0/invariants/0/detail").asString())
@@ -210,7 +219,7 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
         assertThat(redisCounter(item)).as("recounted from the orders written: none").isEqualTo(10);
         assertThat(redis.hasKey(StockKeys.inDoubt(item))).isFalse();
         assertThat(gate.giveBackInDoubt(second)).as("the reload counted it already").isFalse();
-        gate.holdInDoubt(late);
+        gate.holdInDoubt(late, liveness.self());
         assertThat(gate.giveBackInDoubt(late)).as("held after the reload, which counted it already").isFalse();
         assertThat(redisCounter(item)).isEqualTo(10);
     }
@@ -224,7 +233,7 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
 
     private PlacedOrder takeAndHoldInDoubt(String item, String orderCode, int quantity) {
         PlacedOrder order = take(item, orderCode, quantity);
-        gate.holdInDoubt(order);
+        gate.holdInDoubt(order, liveness.self());
         return order;
     }
 
