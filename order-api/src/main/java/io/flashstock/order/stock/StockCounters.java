@@ -31,6 +31,7 @@ class StockCounters {
     private static final int USER_BATCH = 1_000;
     private static final RedisScript<Long> LOAD = RedisScripts.loadWithLife("load-stock.lua", Long.class);
     private static final RedisScript<Long> TRUSTED_LOAD = RedisScripts.loadWithLife("trusted-load.lua", Long.class);
+    private static final RedisScript<Long> KEYS_LOST = RedisScripts.loadWithLife("keys-lost.lua", Long.class);
     private static final RedisScript<Long> RELEASE = RedisScripts.load("release-lock.lua", Long.class);
 
     private final StringRedisTemplate redis;
@@ -95,6 +96,18 @@ class StockCounters {
         Long epoch = redis(() -> redis.execute(TRUSTED_LOAD, List.of(StockKeys.counter(itemCode),
                 StockKeys.load(itemCode), StockKeys.life(itemCode))));
         return epoch == null || epoch < 0 ? OptionalLong.empty() : OptionalLong.of(epoch);
+    }
+
+    /**
+     * Before a rebuild's load: if Redis lost the item's keys (its counter is missing, or was loaded in an earlier
+     * life of Redis), marks its Idempotency-Keys as lost for {@code keysLifetime} ({@link StockKeys#keysLost}).
+     *
+     * @return whether they were marked
+     */
+    boolean markKeysLost(String itemCode, Duration keysLifetime) {
+        Long marked = redis(() -> redis.execute(KEYS_LOST, List.of(StockKeys.counter(itemCode),
+                StockKeys.life(itemCode), StockKeys.keysLost(itemCode)), Long.toString(keysLifetime.toMillis())));
+        return marked != null && marked == 1L;
     }
 
     /**
