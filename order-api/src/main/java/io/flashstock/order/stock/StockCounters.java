@@ -2,6 +2,8 @@ package io.flashstock.order.stock;
 
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -22,6 +24,8 @@ import java.util.function.Supplier;
 /** The administrative side of an item's Redis keys: set, read and remove them. */
 @Component
 class StockCounters {
+
+    private static final Logger log = LoggerFactory.getLogger(StockCounters.class);
 
     /** Redis snapshot of an item; a null field means the key is absent. */
     record Snapshot(Long remaining, Long generation, Long perUserLimit) {
@@ -99,15 +103,17 @@ class StockCounters {
     }
 
     /**
-     * Before a rebuild's load: if Redis lost the item's keys (its counter is missing, or was loaded in an earlier
-     * life of Redis), marks its Idempotency-Keys as lost for {@code keysLifetime} ({@link StockKeys#keysLost}).
-     *
-     * @return whether they were marked
+     * Before a load that replaces a counter with orders behind it (a rebuild, a reset of an item sold before): if
+     * Redis lost the item's keys (its counter is missing, or was loaded in an earlier life of Redis), marks its
+     * Idempotency-Keys as lost for {@code keysLifetime} ({@link StockKeys#keysLost}).
      */
-    boolean markKeysLost(String itemCode, Duration keysLifetime) {
+    void markKeysLost(String itemCode, Duration keysLifetime) {
         Long marked = redis(() -> redis.execute(KEYS_LOST, List.of(StockKeys.counter(itemCode),
                 StockKeys.life(itemCode), StockKeys.keysLost(itemCode)), Long.toString(keysLifetime.toMillis())));
-        return marked != null && marked == 1L;
+        if (marked != null && marked == 1L) {
+            log.info("Redis lost the keys of {}: for {}, the keys' lifetime, an Idempotency-Key Redis does not have "
+                    + "is looked up in the database before anything is sold to it", itemCode, keysLifetime);
+        }
     }
 
     /**

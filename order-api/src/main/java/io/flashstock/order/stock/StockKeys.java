@@ -32,9 +32,9 @@ public final class StockKeys {
     }
 
     /**
-     * Present while Redis cannot vouch for the item's Idempotency-Keys: a rebuild that found the counter missing or
-     * loaded in an earlier life of Redis (a restart, a restore, a failover) sets it for the keys' lifetime, since the
-     * first answers stored before are gone or may be. Meanwhile the gate lets the database say whether a key it does
+     * Present while Redis cannot vouch for the item's Idempotency-Keys: a rebuild (or a reset of an item sold before)
+     * that found the counter missing or loaded in an earlier life of Redis (a restart, a restore, a failover) sets it
+     * for the keys' lifetime, since the first answers stored before are gone or may be. Meanwhile the gate lets the database say whether a key it does
      * not have has an order, before the stock or the per-user limit could refuse its buyer.
      */
     public static String keysLost(String itemCode) {

@@ -185,10 +185,7 @@ public class StockReload {
             return;
         }
         // before the load: no take may sell from the new counter to a key whose first answer Redis lost
-        if (counters.markKeysLost(itemCode, settings.idempotencyTtl())) {
-            log.info("Redis lost the keys of {}: for {}, the keys' lifetime, an Idempotency-Key Redis does not have "
-                    + "is looked up in the database before anything is sold to it", itemCode, settings.idempotencyTtl());
-        }
+        counters.markKeysLost(itemCode, settings.idempotencyTtl());
         // a fresh read after the fence committed: it sees every order that can still commit for this generation
         var totals = items.totals(itemCode, item.generation());
         long remaining = item.baseline() - totals.quantity();

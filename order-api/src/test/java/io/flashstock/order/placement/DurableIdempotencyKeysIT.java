@@ -104,6 +104,23 @@ class DurableIdempotencyKeysIT extends OrderApiIntegrationTest {
     }
 
     @Test
+    void aRetryOfTheLastSaleAfterRedisLostItsKeysAndAResetSoldOutTheNextGetsTheFirstOrder() {
+        String item = uniqueItem("keys-lost-reset");
+        setStock(item, 5, null);
+        var first = api().order(item, "hal", 1, "Idempotency-Key", "hal-1");
+        assertThat(first.status()).as("%s", first).isEqualTo(200);
+        redis.delete(redis.keys(StockKeys.counter(item) + "*"));
+
+        // the operator starts the next sale before any order found the counter missing
+        setStock(item, 1, null);
+        assertThat(api().order(item, "ida", 1).status()).isEqualTo(200);
+        var retry = api().order(item, "hal", 1, "Idempotency-Key", "hal-1");
+
+        assertThat(retry.status()).as("%s", retry).isEqualTo(200);
+        assertThat(retry.json()).isEqualTo(first.json());
+    }
+
+    @Test
     void keysAreLookedUpInTheDatabaseOnlyWhileRedisCannotVouchForThem() {
         String item = uniqueItem("keys-lookups");
         setStock(item, 10, null);
@@ -113,11 +130,13 @@ class DurableIdempotencyKeysIT extends OrderApiIntegrationTest {
         assertThat(api().order(item, "fay", 1, "Idempotency-Key", "fay-1").status()).isEqualTo(200);
         assertThat(reload(item).status()).isEqualTo(200);
         assertThat(api().order(item, "fay", 1, "Idempotency-Key", "fay-2").status()).isEqualTo(200);
-        assertThat(lookups()).as("a new key, a replay, a reload in the same life of Redis: no lookup")
+        setStock(item, 10, null);
+        assertThat(api().order(item, "fay", 1, "Idempotency-Key", "fay-4").status()).isEqualTo(200);
+        assertThat(lookups()).as("a new key, a replay, a reload or a reset in the same life of Redis: no lookup")
                 .isEqualTo(before);
         assertThat(redis.hasKey(StockKeys.keysLost(item))).isFalse();
 
-        loseTheItemsKeysAndRebuild(item, 8);
+        loseTheItemsKeysAndRebuild(item, 9);
         assertThat(api().order(item, "fay", 1, "Idempotency-Key", "fay-3").status()).isEqualTo(200);
         assertThat(api().order(item, "fay", 1).status()).isEqualTo(200);
         assertThat(lookups()).as("a new key looked up once; an order without a key never").isEqualTo(before + 1);
