@@ -2,6 +2,7 @@
 -- KEYS[1] stock:{item}   KEYS[2] stock:{item}:gen   KEYS[3] stock:{item}:limit   KEYS[4] stock:{item}:taken:{order}
 -- KEYS[5] stock:{item}:load   KEYS[6] stock:{item}:life   KEYS[7] stock:{item}:gate
 -- KEYS[8] stock:{item}:idem:{key}, only when the request carries an Idempotency-Key
+-- KEYS[9] stock:{item}:keys-lost, only with KEYS[8], unless the database was asked for the key already
 -- ARGV[1] quantity   ARGV[2] user id   ARGV[3] order code   ARGV[4] idempotency TTL (ms)   ARGV[5] per-user TTL (ms)
 -- ARGV[6] take record TTL (ms)   ARGV[7] the gate the order comes through
 -- ARGV[8], ARGV[9] only for the token gate's issue: the token's lifetime and the grace after it (ms); the units
@@ -9,6 +10,7 @@
 -- Returns strings: {'TAKEN', remaining, generation, load} | {'SOLD_OUT', remaining, generation} | {'UNKNOWN'}
 --                | {'UNTRUSTED'} | {'LIMIT', remaining, generation, bought, limit} | {'REPLAY', first answer}
 --                | {'WRONG_GATE', the item's gate}   a token's issue: {'TAKEN', remaining, generation, load, expires (ms)}
+--                | {'KEY_UNVOUCHED'}: nothing taken; the database is asked for the key, then the take sent without KEYS[9]
 local quantity = tonumber(ARGV[1])
 
 -- a counter is trusted only in the life of the Redis data set that loaded it (life.lua): selling from one
@@ -40,6 +42,11 @@ if KEYS[8] then
   local first = redis.call('GET', KEYS[8])
   if first then
     return {'REPLAY', first}
+  end
+  -- Redis lost the item's keys within their lifetime: this key may have an order only the database remembers,
+  -- which it must answer before the stock or the per-user limit refuses the buyer who has it
+  if KEYS[9] and redis.call('EXISTS', KEYS[9]) == 1 then
+    return {'KEY_UNVOUCHED'}
   end
 end
 

@@ -44,13 +44,21 @@ public sealed interface GateResult {
     record Replay(FirstAnswer first) implements GateResult {
     }
 
+    /**
+     * The Idempotency-Key is not in Redis, but Redis lost the item's keys within their lifetime (a restart, see
+     * {@link io.flashstock.order.stock.StockKeys#keysLost}): nothing was taken. Whether the key has an order is the
+     * database's to say, before the stock and the per-user limit are checked.
+     */
+    record KeyUnvouched() implements GateResult {
+    }
+
     /** A two-step gate's pass refused the order (see {@link GatePass}); {@code type} says why. */
     record Refused(ProblemType type, String detail) implements GateResult {
     }
 
     /**
      * The outcome of a result that refuses the order by itself, the same at every gate; empty for a result the
-     * gate's placement goes on from (taken, a replay, no counter, untrusted).
+     * gate's placement goes on from (taken, a replay, no counter, untrusted, a key to look up).
      */
     default Optional<Outcome> refusal() {
         if (this instanceof SoldOut soldOut) {
@@ -77,6 +85,7 @@ public sealed interface GateResult {
             case "UNTRUSTED" -> new Untrusted();
             case "LIMIT" -> new LimitReached(number(reply, 3), number(reply, 4));
             case "REPLAY" -> new Replay(FirstAnswer.parse((String) reply.get(1)));
+            case "KEY_UNVOUCHED" -> new KeyUnvouched();
             case "WRONG_GATE" -> new WrongGate(Gate.fromColumn((String) reply.get(1)));
             case "REFUSED" -> new Refused(ProblemType.valueOf((String) reply.get(1)), (String) reply.get(2));
             default -> throw new IllegalStateException("unexpected reply from the stock gate: " + reply);

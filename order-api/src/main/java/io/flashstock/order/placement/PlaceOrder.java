@@ -26,7 +26,8 @@ import java.util.Optional;
  * durable before it is answered, and Redis is only ever left lower than the orders say (by a crash between
  * (1) and (2)), never higher. A counter the gate cannot sell from (missing, loaded in an earlier life of
  * Redis, or rebuilt while the order was in flight) is rebuilt by {@link StockReload}, and the order refused
- * with nothing sold.
+ * with nothing sold. An Idempotency-Key whose first answer Redis may have lost since is answered by the database
+ * before anything is sold to it ({@link DurableIdempotencyKeys}).
  */
 @Service
 public class PlaceOrder {
@@ -42,6 +43,7 @@ public class PlaceOrder {
     private final RedisStockGate gate;
     private final GroupCommit groupCommit;
     private final OrderRows rows;
+    private final DurableIdempotencyKeys durableKeys;
     private final InDoubtOrders inDoubt;
     private final DatabaseBreaker breaker;
     private final StockItems items;
@@ -50,12 +52,13 @@ public class PlaceOrder {
     private final Clock clock;
     private final Duration abandonedAfter;
 
-    PlaceOrder(RedisStockGate gate, GroupCommit groupCommit, OrderRows rows, InDoubtOrders inDoubt,
-               DatabaseBreaker breaker, StockItems items, StockReload reloads, OrderMetrics metrics, Clock clock,
-               PlacementSettings settings) {
+    PlaceOrder(RedisStockGate gate, GroupCommit groupCommit, OrderRows rows, DurableIdempotencyKeys durableKeys,
+               InDoubtOrders inDoubt, DatabaseBreaker breaker, StockItems items, StockReload reloads,
+               OrderMetrics metrics, Clock clock, PlacementSettings settings) {
         this.gate = gate;
         this.groupCommit = groupCommit;
         this.rows = rows;
+        this.durableKeys = durableKeys;
         this.inDoubt = inDoubt;
         this.breaker = breaker;
         this.items = items;
@@ -73,6 +76,14 @@ public class PlaceOrder {
         // made before the gate, so that the gate can store it as the Idempotency-Key's first answer
         String orderCode = uuids.generate().toString();
         GateResult gateResult = metrics.timeRedis(() -> gate.take(command, orderCode));
+        if (gateResult instanceof GateResult.KeyUnvouched) {
+            // Redis lost the item's keys lately: the database says whether this key has an order, before any sale
+            Optional<Outcome> firstOrder = durableKeys.firstOrder(command);
+            if (firstOrder.isPresent()) {
+                return firstOrder.get();
+            }
+            gateResult = metrics.timeRedis(() -> gate.takeLookedUp(command, orderCode));
+        }
         if (gateResult instanceof GateResult.Taken taken) {
             return write(command, orderCode, taken);
         }
@@ -197,19 +208,8 @@ public class PlaceOrder {
 
     /** The answer to a retry whose key's first order is in the database, though no longer in Redis. */
     private Outcome replayFromDatabase(OrderCommand command, CheckedCommit.NotWritten duplicate) {
-        Optional<FirstAnswer> first;
-        try {
-            first = rows.firstWithKey(command.itemCode(), command.idempotencyKey());
-        } catch (DataAccessException e) {
-            throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the first order", e);
-        }
-        if (first.isEmpty()) {
-            throw failure(duplicate.getCause(), "the order could not be written; its stock was given back");
-        }
-        if (!first.get().sameOrder(command)) {
-            return new Outcome.KeyReused();
-        }
-        return new Outcome.Replayed(first.get().answer(command.itemCode()));
+        return durableKeys.firstOrder(command).orElseThrow(() ->
+                failure(duplicate.getCause(), "the order could not be written; its stock was given back"));
     }
 
     /** Refuses the order with nothing sold, while the item's counter is rebuilt (if no one is at it already). */

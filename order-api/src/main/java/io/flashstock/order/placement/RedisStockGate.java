@@ -20,7 +20,8 @@ import java.util.function.Supplier;
  * Idempotency-Key and takes the quantity, in a single round trip (EVALSHA). A second script gives the
  * quantity back when the order could not be written, at once or, for an order whose commit could not be
  * confirmed, once {@link InDoubtOrders} (or, if its order-api died, {@link AbandonedInDoubtOrders}) found it absent.
- * Keys: {@link StockKeys}.
+ * Keys: {@link StockKeys}. While Redis cannot vouch for the item's Idempotency-Keys ({@link StockKeys#keysLost}), a
+ * key it does not have is answered {@link GateResult.KeyUnvouched} before anything is checked that could refuse it.
  * <p>
  * Each take leaves a short-lived record under the order's code, and a take that finds its order's record
  * answers it instead of taking again: a take is idempotent per order. A take whose reply timed out is
@@ -64,7 +65,19 @@ class RedisStockGate {
      * lower than the orders say (reconciliation shows it, a reload repairs it), never oversell.
      */
     GateResult take(OrderCommand order, String orderCode) {
-        var keys = new ArrayList<String>(8);
+        return take(order, orderCode, false);
+    }
+
+    /**
+     * {@link #take(OrderCommand, String)} for an order whose Idempotency-Key the database was asked for, after the
+     * gate answered {@link GateResult.KeyUnvouched}, and has no order: the gate takes without asking again.
+     */
+    GateResult takeLookedUp(OrderCommand order, String orderCode) {
+        return take(order, orderCode, true);
+    }
+
+    private GateResult take(OrderCommand order, String orderCode, boolean keyLookedUp) {
+        var keys = new ArrayList<String>(9);
         keys.addAll(StockKeys.itemKeys(order.itemCode()));
         keys.add(StockKeys.taken(order.itemCode(), orderCode));
         keys.add(StockKeys.load(order.itemCode()));
@@ -72,6 +85,9 @@ class RedisStockGate {
         keys.add(StockKeys.gate(order.itemCode()));
         if (order.idempotencyKey() != null) {
             keys.add(StockKeys.idempotency(order.itemCode(), order.idempotencyKey()));
+            if (!keyLookedUp) {
+                keys.add(StockKeys.keysLost(order.itemCode()));
+            }
         }
         if (order.pass() != null) {
             keys.addAll(order.pass().keys());

@@ -16,6 +16,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 
 /**
@@ -36,6 +37,7 @@ class StockAdministration {
     private final Clock clock;
     private final String warmupItemCode;
     private final ObjectProvider<HeldUnits> heldUnits;
+    private final Duration keysLifetime;
 
     StockAdministration(StockItems items, StockCounters counters, StockReload reloads, Outbox outbox,
                         PlatformTransactionManager transactions, Clock clock, StockSettings settings,
@@ -48,6 +50,7 @@ class StockAdministration {
         this.fence = StockReload.fencing(transactions, settings);
         this.clock = clock;
         this.warmupItemCode = warmup.itemCode();
+        this.keysLifetime = settings.idempotencyTtl();
     }
 
     /**
@@ -72,6 +75,10 @@ class StockAdministration {
         });
         long generation = item.generation();
         try {
+            if (gate != Gate.DB_LOCK && generation > 1) {
+                // the earlier sales' keys, if Redis lost them: a rebuild would mark them, but a reset loads first
+                counters.markKeysLost(itemCode, keysLifetime);
+            }
             boolean applied = gate == Gate.DB_LOCK ? counters.unload(itemCode, generation, item.loadEpoch())
                     : counters.load(itemCode, quantity, generation, perUserLimit, item.loadEpoch(), gate);
             if (!applied) {

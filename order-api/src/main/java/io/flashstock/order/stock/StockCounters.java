@@ -2,6 +2,8 @@ package io.flashstock.order.stock;
 
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -23,6 +25,8 @@ import java.util.function.Supplier;
 @Component
 class StockCounters {
 
+    private static final Logger log = LoggerFactory.getLogger(StockCounters.class);
+
     /** Redis snapshot of an item; a null field means the key is absent. */
     record Snapshot(Long remaining, Long generation, Long perUserLimit) {
     }
@@ -31,6 +35,7 @@ class StockCounters {
     private static final int USER_BATCH = 1_000;
     private static final RedisScript<Long> LOAD = RedisScripts.loadWithLife("load-stock.lua", Long.class);
     private static final RedisScript<Long> TRUSTED_LOAD = RedisScripts.loadWithLife("trusted-load.lua", Long.class);
+    private static final RedisScript<Long> KEYS_LOST = RedisScripts.loadWithLife("keys-lost.lua", Long.class);
     private static final RedisScript<Long> RELEASE = RedisScripts.load("release-lock.lua", Long.class);
 
     private final StringRedisTemplate redis;
@@ -95,6 +100,20 @@ class StockCounters {
         Long epoch = redis(() -> redis.execute(TRUSTED_LOAD, List.of(StockKeys.counter(itemCode),
                 StockKeys.load(itemCode), StockKeys.life(itemCode))));
         return epoch == null || epoch < 0 ? OptionalLong.empty() : OptionalLong.of(epoch);
+    }
+
+    /**
+     * Before a load that replaces a counter with orders behind it (a rebuild, a reset of an item sold before): if
+     * Redis lost the item's keys (its counter is missing, or was loaded in an earlier life of Redis), marks its
+     * Idempotency-Keys as lost for {@code keysLifetime} ({@link StockKeys#keysLost}).
+     */
+    void markKeysLost(String itemCode, Duration keysLifetime) {
+        Long marked = redis(() -> redis.execute(KEYS_LOST, List.of(StockKeys.counter(itemCode),
+                StockKeys.life(itemCode), StockKeys.keysLost(itemCode)), Long.toString(keysLifetime.toMillis())));
+        if (marked != null && marked == 1L) {
+            log.info("Redis lost the keys of {}: for {}, the keys' lifetime, an Idempotency-Key Redis does not have "
+                    + "is looked up in the database before anything is sold to it", itemCode, keysLifetime);
+        }
     }
 
     /**

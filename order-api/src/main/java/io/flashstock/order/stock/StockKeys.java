@@ -32,6 +32,16 @@ public final class StockKeys {
     }
 
     /**
+     * Present while Redis cannot vouch for the item's Idempotency-Keys: a rebuild (or a reset of an item sold before)
+     * that found the counter missing or loaded in an earlier life of Redis (a restart, a restore, a failover) sets it
+     * for the keys' lifetime, since the first answers stored before are gone or may be. Meanwhile the gate lets the database say whether a key it does
+     * not have has an order, before the stock or the per-user limit could refuse its buyer.
+     */
+    public static String keysLost(String itemCode) {
+        return counter(itemCode) + ":keys-lost";
+    }
+
+    /**
      * What one order took (remaining, generation and load), so that its take sent again answers it instead of
      * taking twice; the give-back of an order not written deletes it, so that it gives once.
      */

@@ -184,6 +184,8 @@ public class StockReload {
             counters.unload(itemCode, item.generation(), item.loadEpoch());
             return;
         }
+        // before the load: no take may sell from the new counter to a key whose first answer Redis lost
+        counters.markKeysLost(itemCode, settings.idempotencyTtl());
         // a fresh read after the fence committed: it sees every order that can still commit for this generation
         var totals = items.totals(itemCode, item.generation());
         long remaining = item.baseline() - totals.quantity();

@@ -62,8 +62,8 @@ class PlaceOrderTest {
     private final OrderMetrics metrics = new OrderMetrics(meters);
     private final DatabaseBreaker breaker = new DatabaseBreaker(TestSettings.defaults(), meters);
     private final PlaceOrder placeOrder = new PlaceOrder(gate,
-            new GroupCommit(database, TestSettings.defaults(), meters), rows, inDoubt, breaker, items, reloads,
-            metrics, Clock.fixed(NOW, ZoneOffset.UTC),
+            new GroupCommit(database, TestSettings.defaults(), meters), rows, new DurableIdempotencyKeys(rows, meters),
+            inDoubt, breaker, items, reloads, metrics, Clock.fixed(NOW, ZoneOffset.UTC),
             TestSettings.defaults());
 
     @Test
@@ -273,6 +273,7 @@ class PlaceOrderTest {
         assertThat(outcome).isEqualTo(new Outcome.Replayed(new OrderAnswer(first.orderCode(), ITEM, 2, 7)));
         verify(gate).giveBack(any());
         assertThat(compensations()).isEqualTo(Map.of("given_back", 1.0));
+        assertThat(lookups()).isEqualTo(Map.of("true", 1.0));
         assertThat(counted()).as("counted when the first order was written").isEmpty();
     }
 
@@ -288,6 +289,74 @@ class PlaceOrderTest {
 
         assertThat(compensations()).isEqualTo(Map.of("given_back", 1.0));
         assertThat(counted()).isEqualTo(Map.of("redis rejected", 1.0));
+    }
+
+    @Test
+    void aNewKeyRedisVouchesForIsNeverLookedUpInTheDatabase() {
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.Taken(8, 3, 5));
+
+        assertThat(place(order("alice", 2, KEY))).isInstanceOf(Outcome.Accepted.class);
+
+        verifyNoInteractions(rows);
+        verify(gate, never()).takeLookedUp(any(), anyString());
+        assertThat(lookups()).isEmpty();
+    }
+
+    @Test
+    void aKeyRedisCannotVouchForIsAnsweredWithTheFirstOrderTheDatabaseHasAndNothingIsTaken() {
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.KeyUnvouched());
+        var first = new FirstAnswer(orderCodeMadeAt(NOW.minus(Duration.ofHours(2))), 2, 0, 3, "alice");
+        when(rows.firstWithKey(ITEM, KEY)).thenReturn(Optional.of(first));
+
+        var outcome = place(order("alice", 2, KEY));
+
+        assertThat(outcome).isEqualTo(new Outcome.Replayed(new OrderAnswer(first.orderCode(), ITEM, 2, 0)));
+        verify(gate, never()).takeLookedUp(any(), anyString());
+        assertThat(database.attempts()).isZero();
+        assertThat(lookups()).isEqualTo(Map.of("true", 1.0));
+        assertThat(counted()).as("counted when the first order was written").isEmpty();
+    }
+
+    @Test
+    void aKeyRedisCannotVouchForThatTheDatabaseHasForAnotherOrderIsAKeyReused() {
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.KeyUnvouched());
+        var first = new FirstAnswer(orderCodeMadeAt(NOW.minus(Duration.ofHours(2))), 2, 0, 3, "bob");
+        when(rows.firstWithKey(ITEM, KEY)).thenReturn(Optional.of(first));
+
+        assertThat(place(order("alice", 2, KEY))).isEqualTo(new Outcome.KeyReused());
+
+        verify(gate, never()).takeLookedUp(any(), anyString());
+        assertThat(counted()).isEqualTo(Map.of("redis rejected", 1.0));
+    }
+
+    @Test
+    void aKeyRedisCannotVouchForThatTheDatabaseHasNotIsTakenOnceLookedUp() {
+        var command = order("alice", 2, KEY);
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.KeyUnvouched());
+        when(rows.firstWithKey(ITEM, KEY)).thenReturn(Optional.empty());
+        when(gate.takeLookedUp(any(), anyString())).thenReturn(new GateResult.SoldOut(0));
+
+        assertThat(place(command)).isEqualTo(new Outcome.SoldOut(0));
+
+        var calls = inOrder(gate, rows);
+        String orderCode = takenOrderCode(command);
+        calls.verify(gate).take(command, orderCode);
+        calls.verify(rows).firstWithKey(ITEM, KEY);
+        calls.verify(gate).takeLookedUp(command, orderCode);
+        assertThat(lookups()).isEqualTo(Map.of("false", 1.0));
+        assertThat(counted()).isEqualTo(Map.of("redis sold_out", 1.0));
+    }
+
+    @Test
+    void aKeyRedisCannotVouchForThatTheDatabaseCannotLookUpIsA503AndTakesNothing() {
+        when(gate.take(any(), anyString())).thenReturn(new GateResult.KeyUnvouched());
+        when(rows.firstWithKey(ITEM, KEY)).thenThrow(new QueryTimeoutException("slow"));
+
+        assertThatThrownBy(() -> place(order("alice", 2, KEY)))
+                .isInstanceOfSatisfying(ProblemException.class,
+                        problem -> assertThat(problem.type()).isEqualTo(ProblemType.DATABASE_UNAVAILABLE));
+        verify(gate, never()).takeLookedUp(any(), anyString());
+        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
     }
 
     @Test
@@ -488,6 +557,17 @@ class PlaceOrderTest {
         for (Counter counter : meters.find("flashstock.orders").counters()) {
             if (counter.count() != 0) {
                 moved.put(counter.getId().getTag("gate") + " " + counter.getId().getTag("outcome"), counter.count());
+            }
+        }
+        return moved;
+    }
+
+    /** The {@code flashstock.order.idempotency.lookups} counters that moved, by whether the key was found. */
+    private Map<String, Double> lookups() {
+        var moved = new TreeMap<String, Double>();
+        for (Counter counter : meters.find("flashstock.order.idempotency.lookups").counters()) {
+            if (counter.count() != 0) {
+                moved.put(counter.getId().getTag("found"), counter.count());
             }
         }
         return moved;
