@@ -19,8 +19,11 @@ import java.util.function.Supplier;
 @Component
 class WaitingRoom {
 
-    /** What the enter script answered: its verdict, then the position (WAITING) or the detail. */
-    record Entered(String verdict, String detail) {
+    /**
+     * What the enter script answered: its verdict, then the position (WAITING) or the detail; for QUEUE_FULL the
+     * bound, and {@code waitMillis} until a place may free.
+     */
+    record Entered(String verdict, String detail, long waitMillis) {
     }
 
     /** A ticket as the poll script sees it: '' stands for a field that does not apply. */
@@ -53,8 +56,10 @@ class WaitingRoom {
         String item = ticket.itemCode();
         List<?> reply = call(() -> redis.execute(QueueScripts.ENTER, List.of(StockKeys.counter(item),
                         StockKeys.generation(item), StockKeys.gate(item), StockKeys.inDoubt(item), QueueKeys.ticket(ticket)),
-                userId, Integer.toString(quantity), ticket.id(), Long.toString(settings.ticketTtl().toMillis())));
-        var entered = new Entered((String) reply.get(0), reply.size() > 1 ? (String) reply.get(1) : null);
+                userId, Integer.toString(quantity), ticket.id(), Long.toString(settings.ticketTtl().toMillis()),
+                Long.toString(settings.maxWaiting()), Long.toString(settings.waitingPerUnit())));
+        var entered = new Entered((String) reply.get(0), reply.size() > 1 ? (String) reply.get(1) : null,
+                reply.size() > 2 && "QUEUE_FULL".equals(reply.get(0)) ? Long.parseLong((String) reply.get(2)) : 0);
         if ("WAITING".equals(entered.verdict())) {
             call(() -> redis.opsForZSet().add(QueueKeys.ITEMS, item, clock.millis()));
         }
