@@ -14,7 +14,7 @@ service_env() {
   export SPRING_DATA_REDIS_PORT=$REDIS_PORT REDIS_PORT
   export ORDERS_DB_URL=${ORDERS_DB_URL:-jdbc:mysql://127.0.0.1:$MYSQL_PORT/orders}
   export STOCK_DB_URL=${STOCK_DB_URL:-jdbc:mysql://127.0.0.1:$MYSQL_PORT/stock}
-  export DB_USER DB_PASSWORD STOCK_ADMIN_TOKEN FLASHSTOCK_TOKEN_KEY
+  export DB_USER DB_PASSWORD STOCK_ADMIN_TOKEN FLASHSTOCK_TOKEN_KEY FLASHSTOCK_RATE_LIMIT_ENABLED
   export KAFKA_BOOTSTRAP_SERVERS=${KAFKA_BOOTSTRAP_SERVERS:-127.0.0.1:$KAFKA_PORT}
   export STOCK_TOPIC
   # where order-api's reconciliation and dashboard find the other two services, on whatever ports they run

@@ -33,6 +33,7 @@ public enum ProblemType {
     // 429 with Retry-After, which clients and proxies know to mean "not now, later"
     QUEUE_FULL(HttpStatus.TOO_MANY_REQUESTS, "The item's waiting room is full"),
     HOLDS_FULL(HttpStatus.TOO_MANY_REQUESTS, "Too many purchase tokens of the item are outstanding"),
+    RATE_LIMITED(HttpStatus.TOO_MANY_REQUESTS, "Too many requests from this client address"),
     BODY_TOO_LARGE(HttpStatus.CONTENT_TOO_LARGE, "Request body too large"),
     UNSUPPORTED_MEDIA_TYPE(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "Unsupported media type"),
     INTERNAL_ERROR(HttpStatus.INTERNAL_SERVER_ERROR, "Internal error"),

@@ -170,7 +170,7 @@ class QueueTwoInstancesIT extends OrderApiIntegrationTest {
         for (String name : List.of("spring.datasource.url", "spring.datasource.username", "spring.datasource.password",
                 "spring.data.redis.host", "spring.data.redis.port", "spring.kafka.bootstrap-servers",
                 "flashstock.warmup.item-code", "flashstock.admin.token", "flashstock.queue.admit-per-tick",
-                "flashstock.queue.tick")) {
+                "flashstock.queue.tick", "flashstock.rate-limit.enabled")) {
             arguments.add("--" + name + "=" + environment.getRequiredProperty(name));
         }
         arguments.add("--flashstock.warmup.enabled=false");
