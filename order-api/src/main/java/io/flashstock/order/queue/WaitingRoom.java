@@ -41,6 +41,12 @@ class WaitingRoom {
 
     /** At most this many tickets that can no longer be served are dropped per tick (their polls say so already). */
     private static final String MOST_DROPPED_PER_TICK = "1000";
+    /**
+     * How long the ticket of an admission that ended unused is kept: its user's next polls (at most
+     * {@code max-poll-after} apart) read EXPIRED, and an order with it ADMISSION_EXPIRED; later it is unknown. So the
+     * ended tickets of an item are at most a minute of admissions (500 a second at the defaults), not an hour's.
+     */
+    private static final String ENDED_TICKET_TTL_MILLIS = "60000";
 
     private final StringRedisTemplate redis;
     private final QueueSettings settings;
@@ -94,7 +100,7 @@ class WaitingRoom {
                         StockKeys.generation(item), StockKeys.inDoubt(item), StockKeys.gate(item)),
                 Integer.toString(settings.admitPerTick()), Long.toString(settings.tickLockMillis()),
                 Long.toString(settings.admissionTtl().toMillis()), Long.toString(settings.ticketTtl().toMillis()),
-                MOST_DROPPED_PER_TICK));
+                MOST_DROPPED_PER_TICK, ENDED_TICKET_TTL_MILLIS));
         String verdict = (String) reply.get(0);
         if (!"DONE".equals(verdict)) {
             return new Tick(false, "IDLE".equals(verdict) || "GONE".equals(verdict), 0, 0, 0, 0);

@@ -11,6 +11,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -30,6 +31,7 @@ class QueueBoundsIT extends OrderApiIntegrationTest {
         sharedInfrastructure(registry, "queuebounds");
         registry.add("flashstock.queue.max-waiting", () -> Integer.toString(MAX_WAITING));
         registry.add("flashstock.queue.waiting-per-unit", () -> Integer.toString(PER_UNIT));
+        registry.add("flashstock.queue.admission-ttl", () -> "1s");
     }
 
     @Autowired
@@ -80,6 +82,24 @@ class QueueBoundsIT extends OrderApiIntegrationTest {
 
         assertQueueFull(enter(item, "late"), 2 * PER_UNIT);
         assertThat(waiting(item)).isEqualTo(2 * PER_UNIT);
+    }
+
+    @Test
+    void anAdmissionThatEndsUnusedIsForgottenSoonAndItsUserMayEnterAgain() {
+        String item = uniqueItem("qb-ended");
+        setStock(item, 1, null, Gate.QUEUE);
+        String ticket = QueueKeys.ticket(Ticket.parse(enter(item, "bot").json().path("ticket").asString())
+                .orElseThrow());
+
+        // admitted, unused for its second, ended by a tick
+        await().atMost(Duration.ofSeconds(20)).until(() -> "EXPIRED".equals(redis.opsForHash().get(ticket, "state")));
+
+        // kept for its user's next polls, not for the ticket TTL (an hour): bots admitted round after round and never
+        // ordering would otherwise leave a ticket and a users entry each, for an hour, past every bound
+        assertThat(redis.getExpire(ticket, TimeUnit.SECONDS)).as("seconds the ended ticket is kept")
+                .isLessThanOrEqualTo(60);
+        assertThat(redis.opsForHash().hasKey(queue(item) + ":users", "bot")).isFalse();
+        assertThat(enter(item, "bot").status()).isEqualTo(201);
     }
 
     private static void assertQueueFull(ApiClient.Answer refused, long bound) {
