@@ -21,7 +21,7 @@ service_env() {
   fi
   export ORDERS_DB_URL=${ORDERS_DB_URL:-jdbc:mysql://127.0.0.1:$MYSQL_PORT/orders}
   export STOCK_DB_URL=${STOCK_DB_URL:-jdbc:mysql://127.0.0.1:$MYSQL_PORT/stock}
-  export DB_USER DB_PASSWORD STOCK_ADMIN_TOKEN FLASHSTOCK_TOKEN_KEY
+  export DB_USER DB_PASSWORD STOCK_ADMIN_TOKEN FLASHSTOCK_TOKEN_KEY FLASHSTOCK_RATE_LIMIT_ENABLED
   export KAFKA_BOOTSTRAP_SERVERS=${KAFKA_BOOTSTRAP_SERVERS:-$KAFKA_BOOTSTRAP}
   export STOCK_TOPIC
   # where order-api's reconciliation and dashboard find the other two services, on whatever ports they run

@@ -5,12 +5,14 @@
 -- KEYS[9] stock:{item}:keys-lost, only with KEYS[8], unless the database was asked for the key already
 -- ARGV[1] quantity   ARGV[2] user id   ARGV[3] order code   ARGV[4] idempotency TTL (ms)   ARGV[5] per-user TTL (ms)
 -- ARGV[6] take record TTL (ms)   ARGV[7] the gate the order comes through
--- ARGV[8], ARGV[9] only for the token gate's issue: the token's lifetime and the grace after it (ms); the units
--- are then held by the token ARGV[3] (its id, its order's code) in stock:{item}:tokens, not yet an order
+-- ARGV[8], ARGV[9], ARGV[10] only for the token gate's issue: the token's lifetime and the grace after it (ms), and
+-- the most holds the item may have outstanding; the units are then held by the token ARGV[3] (its id, its order's
+-- code) in stock:{item}:tokens, not yet an order
 -- Returns strings: {'TAKEN', remaining, generation, load} | {'SOLD_OUT', remaining, generation} | {'UNKNOWN'}
 --                | {'UNTRUSTED'} | {'LIMIT', remaining, generation, bought, limit} | {'REPLAY', first answer}
 --                | {'WRONG_GATE', the item's gate}   a token's issue: {'TAKEN', remaining, generation, load, expires (ms)}
 --                | {'KEY_UNVOUCHED'}: nothing taken; the database is asked for the key, then the take sent without KEYS[9]
+--                | {'HOLDS_FULL', the bound, ms until the first hold expires}
 local quantity = tonumber(ARGV[1])
 
 -- a counter is trusted only in the life of the Redis data set that loaded it (life.lua): selling from one
@@ -78,6 +80,17 @@ if limit then
   if bought + quantity > tonumber(limit) then
     return {'LIMIT', tostring(stock), generation, tostring(bought), limit}
   end
+end
+
+-- the token gate's bound on holds outstanding, checked in the step that adds one
+if ARGV[10] and redis.call('HLEN', KEYS[1] .. ':tokens') >= tonumber(ARGV[10]) then
+  local now = redis.call('TIME')
+  local first = redis.call('ZRANGE', KEYS[1] .. ':token-expiry', 0, 0, 'WITHSCORES')
+  local wait = 0
+  if first[2] then
+    wait = math.max(0, tonumber(first[2]) - (tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)))
+  end
+  return {'HOLDS_FULL', ARGV[10], string.format('%d', wait)}
 end
 
 local remaining = redis.call('DECRBY', KEYS[1], quantity)

@@ -6,6 +6,7 @@
 -- KEYS[1] stock:{item}   KEYS[2] stock:{item}:gen   KEYS[3] stock:{item}:in-doubt   KEYS[4] stock:{item}:gate
 -- ARGV[1] most admissions per tick   ARGV[2] the tick's lock (ms)   ARGV[3] admission TTL (ms)
 -- ARGV[4] ticket TTL (ms)   ARGV[5] most tickets dropped (sold out for them, or gone) per tick
+-- ARGV[6] how long the ticket of an admission that ended unused is kept (ms)
 -- Returns {'GONE'} (the item's gate is no longer queue: reset to another gate, or its keys are gone)
 --       | {'IDLE'} (nobody waits and no admission is unused)   | {'BUSY'} (another order-api has this tick)
 --       | {'DONE', admitted, expired, still waiting, units of unused admissions}
@@ -32,11 +33,22 @@ local units = tonumber(redis.call('GET', unitsKey) or '0')
 local expired = 0
 for _, member in ipairs(redis.call('ZRANGEBYSCORE', admittedKey, '-inf', now, 'LIMIT', 0, 1000)) do
   local separator = string.find(member, ':', 1, true)
-  local key = ticket_key(KEYS[1], string.sub(member, 1, separator - 1))
+  local id = string.sub(member, 1, separator - 1)
+  local key = ticket_key(KEYS[1], id)
   redis.call('ZREM', admittedKey, member)
   units = units - tonumber(string.sub(member, separator + 1))
   if redis.call('HGET', key, 'state') == 'ADMITTED' then
+    -- kept for its user's next polls only, and its user forgotten (they may enter again): admissions that cycle
+    -- unused, round after round, would otherwise leave a ticket and a users entry each for the ticket TTL, past
+    -- every bound of the room
     redis.call('HSET', key, 'state', 'EXPIRED')
+    if redis.call('PTTL', key) > tonumber(ARGV[6]) then
+      redis.call('PEXPIRE', key, ARGV[6])
+    end
+    local user = redis.call('HGET', key, 'user')
+    if user and redis.call('HGET', queue .. ':users', user) == id then
+      redis.call('HDEL', queue .. ':users', user)
+    end
   end
   expired = expired + 1
 end

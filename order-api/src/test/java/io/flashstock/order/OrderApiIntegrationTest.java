@@ -27,7 +27,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * database (and so gets its own Spring context) and uses its own random item codes in the shared Redis.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"flashstock.warmup.enabled=false", "flashstock.admin.token=" + OrderApiIntegrationTest.TOKEN})
+        properties = {"flashstock.warmup.enabled=false", "flashstock.admin.token=" + OrderApiIntegrationTest.TOKEN,
+                // the tests are many clients at one address; ClientRateLimitIT turns the limit on
+                "flashstock.rate-limit.enabled=false"})
 public abstract class OrderApiIntegrationTest {
 
     public static final String TOKEN = "it-admin-token";

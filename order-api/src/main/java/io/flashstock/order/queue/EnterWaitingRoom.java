@@ -8,12 +8,14 @@ import io.flashstock.order.web.ProblemType;
 import org.springframework.dao.DataAccessException;
 import org.springframework.stereotype.Service;
 
+import java.time.Duration;
 import java.util.Optional;
 
 /**
  * A user enters an item's waiting room and gets a ticket with a position. Refused, with nothing stored: a second
  * entry by the same user while their ticket is live, an item sold out already (what is left cannot serve the
- * quantity), an item that is no waiting room, an unknown item.
+ * quantity), a waiting room at its bound ({@link QueueSettings#maxWaiting()}, {@link QueueSettings#waitingPerUnit()}),
+ * an item that is no waiting room, an unknown item.
  */
 @Service
 class EnterWaitingRoom {
@@ -22,12 +24,15 @@ class EnterWaitingRoom {
     private final StockItems items;
     private final StockReload reloads;
     private final WaitEstimate estimate;
+    private final Duration tick;
 
-    EnterWaitingRoom(WaitingRoom room, StockItems items, StockReload reloads, WaitEstimate estimate) {
+    EnterWaitingRoom(WaitingRoom room, StockItems items, StockReload reloads, WaitEstimate estimate,
+                     QueueSettings settings) {
         this.room = room;
         this.items = items;
         this.reloads = reloads;
         this.estimate = estimate;
+        this.tick = settings.tick();
     }
 
     TicketAnswer enter(String itemCode, String userId, int quantity) {
@@ -45,6 +50,11 @@ class EnterWaitingRoom {
             case "SOLD_OUT" -> throw new ProblemException(ProblemType.SOLD_OUT, "item " + itemCode + " has "
                     + entered.detail() + " left, " + quantity + " asked").with("itemCode", itemCode)
                     .with("remaining", Long.parseLong(entered.detail()));
+            case "QUEUE_FULL" -> throw new ProblemException(ProblemType.QUEUE_FULL, "the waiting room of item "
+                    + itemCode + " holds " + entered.detail() + " tickets, its most for now; nothing was stored: "
+                    + "retry after the seconds of Retry-After").with("itemCode", itemCode)
+                    .with("maxWaiting", Long.parseLong(entered.detail()))
+                    .retryAfter(Duration.ofMillis(Math.max(tick.toMillis(), entered.waitMillis())));
             case "WRONG_GATE" -> throw wrongGate(itemCode, Gate.fromColumn(entered.detail()));
             case "UNKNOWN" -> throw unknown(itemCode);
             default -> throw new IllegalStateException("unexpected reply from the waiting room: " + entered);

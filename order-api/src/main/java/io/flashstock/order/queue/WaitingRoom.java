@@ -19,8 +19,11 @@ import java.util.function.Supplier;
 @Component
 class WaitingRoom {
 
-    /** What the enter script answered: its verdict, then the position (WAITING) or the detail. */
-    record Entered(String verdict, String detail) {
+    /**
+     * What the enter script answered: its verdict, then the position (WAITING) or the detail; for QUEUE_FULL the
+     * bound, and {@code waitMillis} until a place may free.
+     */
+    record Entered(String verdict, String detail, long waitMillis) {
     }
 
     /** A ticket as the poll script sees it: '' stands for a field that does not apply. */
@@ -38,6 +41,12 @@ class WaitingRoom {
 
     /** At most this many tickets that can no longer be served are dropped per tick (their polls say so already). */
     private static final String MOST_DROPPED_PER_TICK = "1000";
+    /**
+     * How long the ticket of an admission that ended unused is kept: its user's next polls (at most
+     * {@code max-poll-after} apart) read EXPIRED, and an order with it ADMISSION_EXPIRED; later it is unknown. So the
+     * ended tickets of an item are at most a minute of admissions (500 a second at the defaults), not an hour's.
+     */
+    private static final String ENDED_TICKET_TTL_MILLIS = "60000";
 
     private final StringRedisTemplate redis;
     private final QueueSettings settings;
@@ -53,8 +62,10 @@ class WaitingRoom {
         String item = ticket.itemCode();
         List<?> reply = call(() -> redis.execute(QueueScripts.ENTER, List.of(StockKeys.counter(item),
                         StockKeys.generation(item), StockKeys.gate(item), StockKeys.inDoubt(item), QueueKeys.ticket(ticket)),
-                userId, Integer.toString(quantity), ticket.id(), Long.toString(settings.ticketTtl().toMillis())));
-        var entered = new Entered((String) reply.get(0), reply.size() > 1 ? (String) reply.get(1) : null);
+                userId, Integer.toString(quantity), ticket.id(), Long.toString(settings.ticketTtl().toMillis()),
+                Long.toString(settings.maxWaiting()), Long.toString(settings.waitingPerUnit())));
+        var entered = new Entered((String) reply.get(0), reply.size() > 1 ? (String) reply.get(1) : null,
+                reply.size() > 2 && "QUEUE_FULL".equals(reply.get(0)) ? Long.parseLong((String) reply.get(2)) : 0);
         if ("WAITING".equals(entered.verdict())) {
             call(() -> redis.opsForZSet().add(QueueKeys.ITEMS, item, clock.millis()));
         }
@@ -89,7 +100,7 @@ class WaitingRoom {
                         StockKeys.generation(item), StockKeys.inDoubt(item), StockKeys.gate(item)),
                 Integer.toString(settings.admitPerTick()), Long.toString(settings.tickLockMillis()),
                 Long.toString(settings.admissionTtl().toMillis()), Long.toString(settings.ticketTtl().toMillis()),
-                MOST_DROPPED_PER_TICK));
+                MOST_DROPPED_PER_TICK, ENDED_TICKET_TTL_MILLIS));
         String verdict = (String) reply.get(0);
         if (!"DONE".equals(verdict)) {
             return new Tick(false, "IDLE".equals(verdict) || "GONE".equals(verdict), 0, 0, 0, 0);

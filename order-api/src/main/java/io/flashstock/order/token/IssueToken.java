@@ -13,12 +13,14 @@ import io.flashstock.order.web.ProblemType;
 import org.springframework.dao.DataAccessException;
 import org.springframework.stereotype.Service;
 
+import java.time.Duration;
 import java.util.Optional;
 
 /**
  * Issues a purchase token: the gate's take script takes the units and records the token's hold in one atomic step
- * (life, gate, stock and the per-user limit checked as for any order, the limit counting token units), then the
- * token is signed. A token whose answer is lost holds its units until it expires; then they come back.
+ * (life, gate, stock and the per-user limit checked as for any order, the limit counting token units, and the item's
+ * bound on holds outstanding), then the token is signed. A token whose answer is lost holds its units until it
+ * expires; then they come back.
  */
 @Service
 class IssueToken {
@@ -93,6 +95,13 @@ class IssueToken {
         if (issue instanceof TokenHolds.Issue.WrongGate wrong) {
             outcomes.count(Counted.WRONG_GATE);
             return new Refused.WrongGate(wrong.gate());
+        }
+        if (issue instanceof TokenHolds.Issue.HoldsFull full) {
+            // a refusal by design, counted as rejected with the endpoint's other thrown 4xx (OrderRejections)
+            throw new ProblemException(ProblemType.HOLDS_FULL, "item " + itemCode + " has " + full.maxHolds()
+                    + " purchase tokens outstanding, its most; nothing was taken: retry after the seconds of "
+                    + "Retry-After").with("itemCode", itemCode).with("maxHolds", full.maxHolds())
+                    .retryAfter(Duration.ofMillis(full.waitMillis()));
         }
         if (issue instanceof TokenHolds.Issue.Untrusted) {
             throw rebuilding(itemCode);

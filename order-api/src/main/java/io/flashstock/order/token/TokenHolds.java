@@ -51,6 +51,10 @@ class TokenHolds {
         record WrongGate(Gate gate) implements Issue {
         }
 
+        /** The item has {@code maxHolds} holds outstanding; the first of them expires in {@code waitMillis}. */
+        record HoldsFull(long maxHolds, long waitMillis) implements Issue {
+        }
+
         /** No counter: the item is unknown, sold by its row, or Redis lost it. */
         record Unknown() implements Issue {
         }
@@ -101,6 +105,7 @@ class TokenHolds {
     private final String ttlMillis;
     private final String graceMillis;
     private final String settleAfterMillis;
+    private final String maxHolds;
 
     TokenHolds(StringRedisTemplate redis, StockSettings stock, PlacementSettings placement, TokenSettings tokens) {
         this.redis = redis;
@@ -110,6 +115,7 @@ class TokenHolds {
         this.ttlMillis = Long.toString(tokens.ttl().toMillis());
         this.graceMillis = Long.toString(tokens.grace().toMillis());
         this.settleAfterMillis = Long.toString(tokens.settleAfter().toMillis());
+        this.maxHolds = Long.toString(tokens.maxHolds());
     }
 
     /**
@@ -126,7 +132,7 @@ class TokenHolds {
         keys.add(StockKeys.gate(itemCode));
         List<?> reply = redis(() -> redis.execute(TAKE, keys, Integer.toString(quantity), userId, tokenId,
                 idempotencyTtlMillis, perUserTtlMillis, takeRecordTtlMillis, Gate.TOKEN.code(), ttlMillis,
-                graceMillis));
+                graceMillis, maxHolds));
         return switch ((String) reply.get(0)) {
             case "TAKEN" -> {
                 if (reply.size() < 5) {
@@ -140,6 +146,7 @@ class TokenHolds {
             case "SOLD_OUT" -> new Issue.SoldOut(number(reply, 1));
             case "LIMIT" -> new Issue.LimitReached(number(reply, 3), number(reply, 4));
             case "WRONG_GATE" -> new Issue.WrongGate(Gate.fromColumn((String) reply.get(1)));
+            case "HOLDS_FULL" -> new Issue.HoldsFull(number(reply, 1), number(reply, 2));
             case "UNKNOWN" -> new Issue.Unknown();
             case "UNTRUSTED" -> new Issue.Untrusted();
             default -> throw new IllegalStateException("unexpected reply from the stock gate: " + reply);

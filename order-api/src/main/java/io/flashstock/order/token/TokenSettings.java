@@ -23,11 +23,15 @@ import java.util.Base64;
  * @param settleAfter how long an attempt may take to write a token's order before it counts as abandoned (its
  *                    order-api died, or the commit's outcome stayed unknown): the item is then recounted, which
  *                    fences out a late write, and the token is usable again (or its units come back)
+ * @param maxHolds the most holds outstanding per item (issued, not yet an order nor given back): an issue past it is
+ *                 refused, 429 {@code HOLDS_FULL}. Holds never outnumber the units, so this bounds what tokens under
+ *                 throwaway user ids keep out of sale at once on a large item; 10,000 is ten seconds of tokens at the
+ *                 ~1,000 orders a second one order-api sells, each redeemed within a second or two by a real user
  */
 @ConfigurationProperties("flashstock.token")
 public record TokenSettings(@DefaultValue("") String key, @DefaultValue("60s") Duration ttl,
                             @DefaultValue("5s") Duration grace, @DefaultValue("1s") Duration sweepEvery,
-                            @DefaultValue("30s") Duration settleAfter) {
+                            @DefaultValue("30s") Duration settleAfter, @DefaultValue("10000") long maxHolds) {
 
     /** HS256 needs a key at least as long as its hash. */
     static final int MIN_KEY_BYTES = 32;
@@ -45,9 +49,10 @@ public record TokenSettings(@DefaultValue("") String key, @DefaultValue("60s") D
                         + bytes.length + " bytes");
             }
         }
-        if (ttl.toMillis() < 1000 || grace.isNegative() || sweepEvery.toMillis() < 1 || settleAfter.toMillis() < 1) {
+        if (ttl.toMillis() < 1000 || grace.isNegative() || sweepEvery.toMillis() < 1 || settleAfter.toMillis() < 1
+                || maxHolds < 1) {
             throw new IllegalArgumentException("flashstock.token needs ttl >= 1s, grace >= 0, sweep-every and "
-                    + "settle-after > 0");
+                    + "settle-after > 0, max-holds >= 1");
         }
     }
 

@@ -50,6 +50,9 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
         if (ex.type() == ProblemType.ADMIN_UNAUTHORIZED) {
             headers.set(HttpHeaders.WWW_AUTHENTICATE, "Bearer");
         }
+        if (ex.retryAfterSeconds() != null) {
+            headers.set(HttpHeaders.RETRY_AFTER, ex.retryAfterSeconds().toString());
+        }
         if (ex.type().status().is5xxServerError()) {
             log.warn("{}: {}{}", ex.type().code(), ex.getMessage(),
                     ex.getCause() == null ? "" : " (" + ex.getCause() + ")");

@@ -1,5 +1,6 @@
 package io.flashstock.order.web;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -11,6 +12,7 @@ public class ProblemException extends RuntimeException {
 
     private final ProblemType type;
     private final Map<String, Object> properties = new LinkedHashMap<>();
+    private Long retryAfterSeconds;
 
     public ProblemException(ProblemType type, String detail) {
         this(type, detail, null);
@@ -25,6 +27,17 @@ public class ProblemException extends RuntimeException {
     public ProblemException with(String name, Object value) {
         properties.put(name, value);
         return this;
+    }
+
+    /** Answers with {@code Retry-After}: whole seconds, rounded up, at least one. */
+    public ProblemException retryAfter(Duration wait) {
+        retryAfterSeconds = Math.max(1, (wait.toMillis() + 999) / 1000);
+        return this;
+    }
+
+    /** The seconds of {@code Retry-After}, or null for none. */
+    public Long retryAfterSeconds() {
+        return retryAfterSeconds;
     }
 
     public ProblemType type() {

@@ -29,6 +29,11 @@ public enum ProblemType {
     NOT_ADMITTED(HttpStatus.CONFLICT, "The ticket is not admitted yet"),
     ADMISSION_EXPIRED(HttpStatus.CONFLICT, "The ticket's admission has ended"),
     TICKET_MISMATCH(HttpStatus.UNPROCESSABLE_CONTENT, "The order does not match its ticket"),
+    // the bounds of hoarding: refusals by design, 4xx so that they page nobody and eject no instance from a balancer;
+    // 429 with Retry-After, which clients and proxies know to mean "not now, later"
+    QUEUE_FULL(HttpStatus.TOO_MANY_REQUESTS, "The item's waiting room is full"),
+    HOLDS_FULL(HttpStatus.TOO_MANY_REQUESTS, "Too many purchase tokens of the item are outstanding"),
+    RATE_LIMITED(HttpStatus.TOO_MANY_REQUESTS, "Too many requests from this client address"),
     BODY_TOO_LARGE(HttpStatus.CONTENT_TOO_LARGE, "Request body too large"),
     UNSUPPORTED_MEDIA_TYPE(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "Unsupported media type"),
     INTERNAL_ERROR(HttpStatus.INTERNAL_SERVER_ERROR, "Internal error"),

@@ -16,9 +16,12 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -71,6 +74,9 @@ class QueueTwoInstancesIT extends OrderApiIntegrationTest {
         String item = uniqueItem("q-two");
         setStock(item, 100, null, Gate.QUEUE);
         int users = 160;
+        // user → the end of their admission, which is the same for every ticket one tick admitted
+        var admittedUntil = new ConcurrentHashMap<Integer, Instant>();
+        var refusedOrders = new ConcurrentHashMap<Integer, ApiClient.Answer>();
         var answers = concurrently(32, users, n -> {
             // in through one instance, polled and ordered through the other
             ApiClient in = n % 2 == 0 ? api() : otherApi;
@@ -80,22 +86,45 @@ class QueueTwoInstancesIT extends OrderApiIntegrationTest {
                 return entered;
             }
             String ticket = entered.json().path("ticket").asString();
-            String[] status = new String[1];
+            ApiClient.Answer[] seen = new ApiClient.Answer[1];
             await().atMost(DEADLINE).pollInterval(Duration.ofMillis(50)).until(() -> {
-                status[0] = out.get(OrderController.QUEUE_PATH + "/" + ticket).json().path("status").asString();
-                return !status[0].equals("WAITING");
+                seen[0] = out.get(OrderController.QUEUE_PATH + "/" + ticket);
+                return !seen[0].json().path("status").asString().equals("WAITING");
             });
-            if (!status[0].equals("ADMITTED")) {
-                return out.get(OrderController.QUEUE_PATH + "/" + ticket);
+            if (!seen[0].json().path("status").asString().equals("ADMITTED")) {
+                return seen[0];
             }
-            return out.order(item, "user-" + n, 1, Admission.HEADER, ticket);
+            admittedUntil.put(n, Instant.parse(seen[0].json().path("admittedUntil").asString()));
+            var ordered = out.order(item, "user-" + n, 1, Admission.HEADER, ticket);
+            if (ordered.status() != 200) {
+                refusedOrders.put(n, ordered);
+            }
+            return ordered;
         });
 
         Map<String, Long> outcomes = answers.stream().collect(Collectors.groupingBy(
                 answer -> answer.status() + " " + (answer.status() == 200 && answer.json().has("orderCode") ? "ordered"
                         : answer.json().path("status").asString(answer.code())), Collectors.counting()));
+        // the counter alone would make these 100 orders whatever the admissions did; what the waiting room promises
+        // is in the admissions: never more than the units left minus those of unused admissions (every admitted
+        // user orders at once here, so exactly 100 admissions, and none of them refused as sold out)
+        assertThat(admittedUntil).as("admissions of 100 units").hasSize(100);
+        assertThat(refusedOrders).as("admitted users refused at their order").isEmpty();
         assertThat(outcomes).as("%s", outcomes).containsEntry("200 ordered", 100L);
         assertThat(answers).allMatch(a -> a.status() == 200 || "SOLD_OUT".equals(a.code()), "ordered or sold out");
+        // and one tick at a time across both instances: at most PER_TICK admitted per tick, each tick at least the
+        // tick lock (nine tenths of a tick) after the last
+        var ticks = admittedUntil.values().stream()
+                .collect(Collectors.groupingBy(until -> until, TreeMap::new, Collectors.counting()));
+        assertThat(ticks.values()).as("admissions per tick: %s", ticks).allMatch(admitted -> admitted <= PER_TICK);
+        Instant previous = null;
+        for (Instant tick : ticks.keySet()) {
+            if (previous != null) {
+                assertThat(Duration.between(previous, tick)).as("ticks %s", ticks.keySet())
+                        .isGreaterThanOrEqualTo(TICK.multipliedBy(9).dividedBy(10));
+            }
+            previous = tick;
+        }
         assertThat(orderedQuantity(item)).isEqualTo(100);
         assertThat(orderCount(item)).isEqualTo(100);
         assertThat(jdbc.sql("SELECT COUNT(DISTINCT user_id) FROM purchase_order WHERE item_code = ?").param(item)
@@ -141,7 +170,7 @@ class QueueTwoInstancesIT extends OrderApiIntegrationTest {
         for (String name : List.of("spring.datasource.url", "spring.datasource.username", "spring.datasource.password",
                 "spring.data.redis.host", "spring.data.redis.port", "spring.kafka.bootstrap-servers",
                 "flashstock.warmup.item-code", "flashstock.admin.token", "flashstock.queue.admit-per-tick",
-                "flashstock.queue.tick")) {
+                "flashstock.queue.tick", "flashstock.rate-limit.enabled")) {
             arguments.add("--" + name + "=" + environment.getRequiredProperty(name));
         }
         arguments.add("--flashstock.warmup.enabled=false");

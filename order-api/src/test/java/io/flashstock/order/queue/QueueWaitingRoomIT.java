@@ -398,7 +398,8 @@ class QueueWaitingRoomIT extends OrderApiIntegrationTest {
         List<?> entered = redis.execute(QueueScripts.ENTER, List.of(StockKeys.counter(item),
                         StockKeys.generation(item), StockKeys.gate(item), StockKeys.inDoubt(item),
                         QueueKeys.ticket(ticket)), "ann", "1", ticket.id(),
-                Long.toString(settings.ticketTtl().toMillis()));
+                Long.toString(settings.ticketTtl().toMillis()), Long.toString(settings.maxWaiting()),
+                Long.toString(settings.waitingPerUnit()));
         assertThat(entered.get(0)).as("%s", entered).isEqualTo("WAITING");
         String users = QueueKeys.queue(item, Long.parseLong(redis.opsForValue().get(StockKeys.generation(item))))
                 + ":users";

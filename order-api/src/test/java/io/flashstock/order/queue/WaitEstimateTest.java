@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class WaitEstimateTest {
 
     private final WaitEstimate estimate = new WaitEstimate(new QueueSettings(50, Duration.ofMillis(100),
-            Duration.ofSeconds(30), Duration.ofHours(1), Duration.ofSeconds(2)));
+            Duration.ofSeconds(30), Duration.ofHours(1), Duration.ofSeconds(2), 100_000, 10));
 
     @Test
     void theWaitIsTheTicksNeededToAdmitEveryoneAhead() {

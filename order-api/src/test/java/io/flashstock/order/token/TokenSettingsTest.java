@@ -12,7 +12,7 @@ class TokenSettingsTest {
 
     private static TokenSettings withKey(String key) {
         return new TokenSettings(key, Duration.ofSeconds(60), Duration.ofSeconds(5), Duration.ofSeconds(1),
-                Duration.ofSeconds(30));
+                Duration.ofSeconds(30), 10_000);
     }
 
     @Test

@@ -49,7 +49,8 @@ class TokenTwoInstancesIT extends TokenGateTest {
         var arguments = new ArrayList<String>();
         for (String name : List.of("spring.datasource.url", "spring.datasource.username", "spring.datasource.password",
                 "spring.data.redis.host", "spring.data.redis.port", "spring.kafka.bootstrap-servers",
-                "flashstock.warmup.item-code", "flashstock.admin.token", "flashstock.token.key")) {
+                "flashstock.warmup.item-code", "flashstock.admin.token", "flashstock.token.key",
+                "flashstock.rate-limit.enabled")) {
             arguments.add("--" + name + "=" + environment.getRequiredProperty(name));
         }
         arguments.add("--flashstock.warmup.enabled=false");
