@@ -16,8 +16,12 @@ redis_up() {
   mkdir -p "$dir"
   if pid_alive "$pid"; then log "redis already running on $REDIS_PORT"; return; fi
   port_busy "$REDIS_PORT" && die "port $REDIS_PORT is in use by another process (set REDIS_PORT)"
+  # noeviction (Redis's default, said here on purpose): a full Redis refuses writes, so orders are refused 503,
+  # where an eviction policy would drop counters, take records or life keys (docs/reliability.md). REDIS_MAXMEMORY
+  # caps it (e.g. 512mb); unset, the machine's memory is the bound
   redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save '' "${persistence[@]}" --daemonize yes \
-    --pidfile "$pid" --logfile "$dir/redis.log" --dir "$dir" --maxclients 10000
+    --pidfile "$pid" --logfile "$dir/redis.log" --dir "$dir" --maxclients 10000 \
+    --maxmemory-policy noeviction --maxmemory "${REDIS_MAXMEMORY:-0}"
   # PONG, not merely an answer: while Redis loads an AOF it answers LOADING
   wait_for redis 20 "$dir/redis.log" redis_healthy
   log "redis up on 127.0.0.1:$REDIS_PORT ($how)"
