@@ -111,7 +111,9 @@ class QueueTwoInstancesIT extends OrderApiIntegrationTest {
         assertThat(admittedUntil).as("admissions of 100 units").hasSize(100);
         assertThat(refusedOrders).as("admitted users refused at their order").isEmpty();
         assertThat(outcomes).as("%s", outcomes).containsEntry("200 ordered", 100L);
-        assertThat(answers).allMatch(a -> a.status() == 200 || "SOLD_OUT".equals(a.code()), "ordered or sold out");
+        // an entry late in the sale may also find the room full: its bound follows the units left (waiting-per-unit)
+        assertThat(answers).allMatch(a -> a.status() == 200 || "SOLD_OUT".equals(a.code())
+                || "QUEUE_FULL".equals(a.code()), "ordered, sold out, or the room full");
         // and one tick at a time across both instances: at most PER_TICK admitted per tick, each tick at least the
         // tick lock (nine tenths of a tick) after the last
         var ticks = admittedUntil.values().stream()
