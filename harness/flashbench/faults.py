@@ -6,7 +6,7 @@ stock database), no refused order was committed anyway, nothing applied twice, n
 limit, and the reconciliation is exact. Stranded units (stock Redis can no longer sell) are reported.
 
     scripts/faults [--scenarios relay-kill,consumer-kill,api-kill,api-kill-in-doubt,kafka-stop,db-stop,redis-restart,
-                                reload-storm,redis-aof-kill,reset-during-load,per-user-limit]
+                                reload-storm,redis-aof-kill,reset-during-load,per-user-limit,entry-flood]
                    [--rate 300] [--duration 60] [--stock N | --stock-share 0.4] [--out DIR]
 
 Orders ask for 1–3 units (uniformly), and the item's stock is by default 40 % of the units the load asks for, so
@@ -22,7 +22,11 @@ redis-restart (no persistence: the engine rebuilds the lost counter by itself), 
 0.5 s while orders arrive), redis-aof-kill (Redis with AOF everysec, SIGKILLed and restarted with the last second
 of its AOF cut off, so it comes back stale), reset-during-load (a new generation while orders arrive: each is
 judged against its own baseline), per-user-limit (redis-restart with a limit of 3 per user and a small pool of
-users).
+users), entry-flood (an item sold through its waiting room: real users enter, poll until admitted and order with
+their ticket, at a tenth of the rate (each polls too), entering again when refused 429/503 or when their admission
+ended, while throwaway ids flood the room from 32 connections and never order; the sale must sell its whole stock
+to the real users. order-api runs it with 10 s admissions and one waiting ticket per unit left, so that the rounds in
+which the bots' unused admissions hold the units fit in the run and the room's bound binds).
 
 Writes faults.md (the table of docs/reliability.md), faults.json, and for each scenario its reconciliation,
 findings.txt (what the checker found) and answers.csv (every request: when it was sent and answered, its status,
@@ -30,6 +34,7 @@ problem code, order code, units, user and Idempotency-Key).
 """
 import argparse
 import csv
+import dataclasses
 import datetime as dt
 import json
 import math
@@ -72,6 +77,10 @@ OUTAGE_GRACE_S = 0.5  # after the outage's first answer, for the answers that le
 SETTLED_WITHIN_S = 120.0  # order-api's restart (its AOT cache, or a JIT start), then abandoned-after (10 s)
 LOST_TAIL_S = 1.0  # what appendfsync everysec may lose in a crash of the machine
 FINDINGS_IN_OUTCOME = 20  # faults.json keeps the first ones; findings.txt has them all
+TICKETS = "/order/stock/queue/tickets"
+JSON_HEADERS = {"Content-Type": "application/json"}
+QUEUE_PATIENCE_S = 300.0  # how long a real user of a waiting room keeps entering and polling
+FLOOD_CLIENTS = 32
 
 
 # ---------------------------------------------------------------- the load
@@ -129,6 +138,7 @@ class Load:
         self.client = HTTPClient.from_url(URL(API), concurrency=400, connection_timeout=2, network_timeout=10)
         self.started = 0.0
         self.sell_out_s = self.duration_s  # set by the scenario from the draws
+        self.pool_size = 2000
         self.in_flight = 0
         self.sending = gevent.event.Event()
         self.sending.set()
@@ -156,9 +166,13 @@ class Load:
         self.requests.append(history.Request(sent, time.monotonic(), status, code, order, d.units, d.user_id,
                                              d.idempotency_key))
 
+    def judged_requests(self, orders: dict[str, history.Order]) -> list[history.Request]:
+        """The requests as the checker judges them, given the committed orders."""
+        return self.requests
+
     def run(self) -> gevent.Greenlet:
         def loop():
-            pool = gevent.pool.Pool(2000)
+            pool = gevent.pool.Pool(self.pool_size)
             self.started = time.monotonic()
             for i, d in enumerate(self.draws):
                 delay = self.started + i / self.rate - time.monotonic()
@@ -170,6 +184,65 @@ class Load:
                 pool.spawn(self._one, d)
             pool.join()
         return gevent.spawn(loop)
+
+
+class QueueLoad(Load):
+    """Real users of a waiting-room item, arriving as the orders of Load: each enters (again after Retry-After while
+    refused 429), polls its ticket until it is admitted or learns the sale is over, then orders with it (the draw's
+    Idempotency-Key too). A flow is recorded as one request: the order's answer, or the refusal that ended it (the
+    poll's sell-out notice as a 409 SOLD_OUT). Its order code is known only from a 200, so a refused flow is judged
+    by its user's committed order, if any: each real user enters once."""
+
+    def __init__(self, item: str, rate: float, draws: list[Draw]):
+        super().__init__(item, rate, draws)
+        # waiting users hold a greenlet each, not a connection
+        self.pool_size = 20_000
+
+    def _one(self, d: Draw) -> None:
+        sent = time.monotonic()
+        try:
+            status, code, order = self._flow(d)
+        except Exception as e:  # connection refused while order-api is down is an answer of its own kind
+            status, code, order = -1, type(e).__name__, None
+        self.requests.append(history.Request(sent, time.monotonic(), status, code, order, d.units, d.user_id,
+                                             d.idempotency_key))
+
+    def _flow(self, d: Draw) -> tuple[int, str | None, str | None]:
+        body = json.dumps({"itemCode": self.item, "userId": d.user_id, "quantity": d.units})
+        deadline = time.monotonic() + QUEUE_PATIENCE_S
+        while time.monotonic() < deadline:
+            r = self.client.post(TICKETS, body=body, headers=JSON_HEADERS)
+            payload = parse_json(r.read())
+            if r.status_code in (429, 503):
+                gevent.sleep(min(5.0, float(r.get("Retry-After") or 1)))
+                continue
+            if r.status_code != 201:
+                return r.status_code, payload.get("code"), None
+            ticket = payload
+            while ticket.get("status") == "WAITING" and time.monotonic() < deadline:
+                gevent.sleep(max(50, ticket.get("pollAfterMillis") or 250) / 1000)
+                r = self.client.get(f"{TICKETS}/{ticket['ticket']}")
+                polled = parse_json(r.read())
+                if r.status_code == 200:  # a refused poll (503) is tried again
+                    ticket = {**polled, "ticket": ticket["ticket"]}
+            if ticket.get("status") == "SOLD_OUT":
+                return 409, "SOLD_OUT", None
+            if ticket.get("status") != "ADMITTED":
+                continue  # the admission ended before its user came back: in again at the back, as a user would
+            headers = {**JSON_HEADERS, "Queue-Ticket": ticket["ticket"]}
+            if d.idempotency_key:
+                headers["Idempotency-Key"] = d.idempotency_key
+            r = self.client.post("/order/stock/limit", body=body, headers=headers)
+            payload = parse_json(r.read())
+            if r.status_code == 409 and payload.get("code") == "ADMISSION_EXPIRED":
+                continue
+            return r.status_code, payload.get("code"), payload.get("orderCode")
+        return -1, "PATIENCE_EXHAUSTED", None
+
+    def judged_requests(self, orders: dict[str, history.Order]) -> list[history.Request]:
+        by_user = {order.user_id: code for code, order in orders.items()}
+        return [r if r.status == 200 or r.order_code else dataclasses.replace(r, order_code=by_user.get(r.user_id))
+                for r in self.requests]
 
 
 def parse_json(raw: bytes) -> dict:
@@ -203,7 +276,8 @@ def answer_key(status: int, payload: dict) -> str:
     return str(status) + (f" {payload['code']}" if status != 200 and payload.get("code") else "")
 
 
-def set_stock(item: str, quantity: int, per_user_limit: int | None, timeout_s: float = 30) -> dict:
+def set_stock(item: str, quantity: int, per_user_limit: int | None, timeout_s: float = 30,
+              gate: str = "redis") -> dict:
     """Starts a new generation of the item; returns order-api's view of it (generation, baseline, ...).
 
     Retried while order-api cannot do it yet: Redis just restarted, a rebuild of the counter holds the item
@@ -211,7 +285,7 @@ def set_stock(item: str, quantity: int, per_user_limit: int | None, timeout_s: f
     deadline = time.monotonic() + timeout_s
     while True:
         status, payload = admin("PUT", f"/admin/items/{item}/stock",
-                                {"quantity": quantity, "perUserLimit": per_user_limit})
+                                {"quantity": quantity, "perUserLimit": per_user_limit, "gate": gate})
         if status == 200:
             return payload
         if status not in (503, -1) or time.monotonic() > deadline:
@@ -596,6 +670,49 @@ def reset_during_load(run: Run) -> None:
     run.description = f"stock reset to {quantity} at {reset_at:.0f} s of the load (generation {generation})"
 
 
+def entry_flood(run: Run) -> None:
+    """Throwaway user ids enter the item's waiting room from FLOOD_CLIENTS connections, as fast as they are
+    answered, from 10 % to 60 % of the run, and never order: the room's bound refuses what is past it."""
+    load = run.load
+    at(load, 0.1 * load.duration_s)
+    run.fault_start = time.monotonic()
+    end = load.started + 0.6 * load.duration_s
+    answers: Counter = Counter()
+
+    def bot(k: int) -> None:
+        client = HTTPClient.from_url(URL(API), concurrency=1, connection_timeout=2, network_timeout=10)
+        n = 0
+        while time.monotonic() < end:
+            body = json.dumps({"itemCode": run.item, "userId": f"bot-{k}-{n}", "quantity": 1})
+            n += 1
+            try:
+                r = client.post(TICKETS, body=body, headers=JSON_HEADERS)
+                answers[answer_key(r.status_code, parse_json(r.read()))] += 1
+            except Exception as e:
+                answers[f"-1 {type(e).__name__}"] += 1
+        client.close()
+
+    gevent.joinall([gevent.spawn(bot, k) for k in range(FLOOD_CLIENTS)])
+    run.fault_end = time.monotonic()
+    run.description = (f"{sum(answers.values())} entries under throwaway ids from {FLOOD_CLIENTS} connections ("
+                       + ", ".join(f"{k}: {v}" for k, v in sorted(answers.items())) + ")")
+
+
+def order_api_with(env: dict[str, str]):
+    """order-api restarted with these settings, for one scenario."""
+    def restart() -> None:
+        stack("stop", "order-api")
+        stack("start", "order-api", env={**{k: v for k, v in os.environ.items() if k not in QUEUE_SCENARIO_ENV},
+                                         **env})
+    return restart
+
+
+# the entry-flood scenario's order-api: admissions of 10 s instead of 30, so that the rounds in which bots' unused
+# admissions hold the units fit in the run, and one waiting ticket per unit left instead of ten, so that the room's
+# bound binds under the flood one client process sends on two shared cores (~25 entries a second was seen)
+QUEUE_SCENARIO_ENV = {"FLASHSTOCK_QUEUE_ADMISSION_TTL": "10s", "FLASHSTOCK_QUEUE_WAITING_PER_UNIT": "1"}
+
+
 @dataclass(frozen=True)
 class Scenario:
     inject: Callable[[Run], None]
@@ -605,6 +722,8 @@ class Scenario:
     # a kill -9 of order-api between a take and its commit leaves units taken for no order: the reconciliation
     # finds them and --repair-redis gives them back, as designed
     repair_redis: bool = False
+    gate: str = "redis"  # "queue": real users go through the waiting room (QueueLoad)
+    rate_share: float = 1.0  # of --rate (and of the stock), for loads heavier per user than one order
 
 
 SCENARIOS = {
@@ -619,6 +738,8 @@ SCENARIOS = {
     "redis-aof-kill": Scenario(redis_aof_kill, setup=redis_with_aof, teardown=redis_without_aof),
     "reset-during-load": Scenario(reset_during_load),
     "per-user-limit": Scenario(redis_restart, per_user_limit=PER_USER_LIMIT),
+    "entry-flood": Scenario(entry_flood, gate="queue", rate_share=0.1, setup=order_api_with(QUEUE_SCENARIO_ENV),
+                            teardown=order_api_with({})),
 }
 
 
@@ -642,6 +763,7 @@ class Outcome:
     refused_committed: int = 0
     stranded: int | None = None
     surplus: int | None = None
+    unsold: int | None = None  # a waiting room's units no real user bought (entry-flood must sell them all)
     committed_unanswered: int = 0
     reloads: dict = field(default_factory=dict)
     redis_restored: dict = field(default_factory=dict)
@@ -656,7 +778,7 @@ class Outcome:
     @property
     def passed(self) -> bool:
         return (self.oversold == 0 and self.lost == 0 and self.applied_twice == 0 and self.limit_exceeded == 0
-                and self.refused_committed == 0 and self.reconciliation_exact)
+                and self.refused_committed == 0 and self.reconciliation_exact and not self.unsold)
 
 
 def describe_answers(outcome: Outcome, run: Run) -> None:
@@ -698,8 +820,9 @@ def judge(outcome: Outcome, run: Run, scenario: Scenario, out: Path) -> None:
     rec = subprocess.run([str(RECONCILE), item, "--wait", "120", "--out", str(out)], capture_output=True, text=True)
     # the history is judged after the reconciliation's wait for the drain, and before any repair of Redis, so
     # that stranded units are the ones the run left
+    orders = committed_orders(item)
     verdict = history.check(history.History(
-        requests=run.load.requests, orders=committed_orders(item), applied=applied_orders(item),
+        requests=run.load.judged_requests(orders), orders=orders, applied=applied_orders(item),
         generations=run.generations, current_generation=generation, redis_counter=redis_counter(item),
         stock_level=stock_level(item)))
     for name in ("oversold", "lost", "applied_twice", "limit_exceeded", "refused_committed", "stranded", "surplus",
@@ -708,6 +831,12 @@ def judge(outcome: Outcome, run: Run, scenario: Scenario, out: Path) -> None:
     outcome.findings = verdict.findings[:FINDINGS_IN_OUTCOME]
     (out / "findings.txt").write_text("".join(f + "\n" for f in verdict.findings) or "nothing found\n")
     outcome.stock = {g: run.generations[g].baseline for g in sorted(run.generations)}
+    if scenario.gate == "queue":
+        # bots never order: every unit must have gone to a real user, none left unsold
+        real = sum(o.units for o in orders.values() if o.generation == generation and not o.user_id.startswith("bot-"))
+        outcome.unsold = run.generations[generation].baseline - real
+        if outcome.unsold:
+            outcome.notes += f"{outcome.unsold} units not sold to real users; "
 
     if rec.returncode != 0 and scenario.repair_redis:
         outcome.notes += "drift found by reconciliation: " + " ".join(
@@ -775,14 +904,15 @@ def run_scenario(name: str, rate: float, duration_s: float, stock: int, out: Pat
     scenario = SCENARIOS[name]
     item = f"fault-{name}-{uuid.uuid4().hex[:6]}"
     limit = scenario.per_user_limit
+    rate, stock = rate * scenario.rate_share, max(1, round(stock * scenario.rate_share))
     draws = draw_orders(int(rate * duration_s), user_pool(stock, limit) if limit else None, seed=item)
-    load = Load(item, rate, draws)
+    load = (QueueLoad if scenario.gate == "queue" else Load)(item, rate, draws)
     units_asked = sum(d.units for d in draws)
     run = Run(name, item, load, stock_share=stock / units_asked, per_user_limit=limit)
     try:
         if scenario.setup:
             scenario.setup()
-        run.record_generation(set_stock(item, stock, limit))
+        run.record_generation(set_stock(item, stock, limit, gate=scenario.gate))
         # the stock database follows the reset through Kafka; wait for it so the run starts from a known state
         wait_until(lambda: stock_item(item).get("baseline") == stock, 30,
                    f"the reset of {item} to reach the stock database")

@@ -261,3 +261,21 @@ def test_orders_settled_in_doubt_are_counted_from_zero_by_a_restarted_order_api(
     monkeypatch.setattr(faults, "in_doubt_settled",
                         lambda: {"committed": 27.0, "given_back": 0.0, "recounted": 0.0, "started": 200.0})
     assert faults.settled_during(before) == {"committed": 27, "given_back": 0, "recounted": 0}
+
+
+def test_a_waiting_room_flow_refused_is_judged_by_its_users_committed_order():
+    load = faults.QueueLoad("fake", 10, [])
+    load.requests = [history.Request(0, 1, 200, None, "o-1", 1, "ann"),
+                     history.Request(0, 1, 409, "SOLD_OUT", None, 2, "bob"),
+                     history.Request(0, 1, 409, "SOLD_OUT", None, 1, "cid")]
+    orders = {"o-1": history.Order(1, "ann", 1), "o-2": history.Order(1, "bob", 2)}
+    judged = load.judged_requests(orders)
+    assert [r.order_code for r in judged] == ["o-1", "o-2", None]
+    verdict = history.check(history.History(judged, orders, {"o-1", "o-2"}, {1: history.Generation(5)}, 1, 2, None))
+    assert verdict.refused_committed == 1  # bob was told sold out, and has an order
+
+
+def test_a_waiting_room_that_left_units_unsold_fails():
+    sold = Outcome("entry-flood", "flood", reconciliation_exact=True, unsold=0)
+    assert sold.passed
+    assert not Outcome("entry-flood", "flood", reconciliation_exact=True, unsold=3).passed
