@@ -94,7 +94,7 @@ def dashboard_address(env: dict | None = None) -> str:
     """Where to watch a run live. The token rides in the address's fragment, which the browser keeps to itself;
     only the development token is printed, any other is for the user to add."""
     env = os.environ if env is None else env
-    url = f"http://127.0.0.1:{env.get('ORDER_API_PORT', SERVICES['order-api'])}/dashboard"
+    url = f"http://127.0.0.1:{env.get('ORDER_API_PORT', '8080')}/dashboard"
     token = env.get("STOCK_ADMIN_TOKEN", DEV_TOKEN)
     return f"{url}#token={DEV_TOKEN}" if token == DEV_TOKEN else f"{url}#token=<your STOCK_ADMIN_TOKEN>"
 
