@@ -11,7 +11,9 @@ import java.time.Duration;
  *
  * @param idempotencyTtl how long Redis keeps the first answer to an {@code Idempotency-Key}, which answers a
  *                       replay without the database; after it (or after Redis lost it) the order's row answers,
- *                       as the database holds one order per item and key for as long as it keeps the order
+ *                       as the database holds one order per item and key for as long as it keeps the order; and
+ *                       how long after Redis lost an item's keys a key it does not have is looked up in the
+ *                       database before anything is sold to it
  * @param perUserTtl how long a user's bought units of an item are remembered for the per-user limit; should
  *                   outlast the sale
  * @param reload how the Redis counter of an item is rebuilt from the database (by an operator, or by the
