@@ -34,7 +34,8 @@ import static org.awaitility.Awaitility.await;
  */
 class BrokerOutageIT {
 
-    private static final int MAX_ATTEMPTS = 4;
+    /** Own failures before DEAD: 23 s of backoff after the first, so a check starved on a loaded box still sees NEW. */
+    private static final int MAX_ATTEMPTS = 6;
     private static final int ROWS_PER_TICK = 10;
     private static final Duration TICK = Duration.ofMillis(50);
     /** The topic's limit while the refused row waits; the producer's own batches stay below it. */
@@ -59,9 +60,9 @@ class BrokerOutageIT {
                 Map.entry("flashstock.relay.idle-interval", "20ms"),
                 Map.entry("flashstock.relay.lease", "10s"),
                 Map.entry("flashstock.relay.max-attempts", Integer.toString(MAX_ATTEMPTS)),
-                // after its first own failure the refused row waits 1 s, then 2 s, then 4 s: time to see it
+                // after its first own failure the refused row waits 1 s, then 2, 4, 8, 8 s: time to see it NEW
                 Map.entry("flashstock.relay.backoff.initial", "1s"),
-                Map.entry("flashstock.relay.backoff.max", "4s"),
+                Map.entry("flashstock.relay.backoff.max", "8s"),
                 Map.entry("flashstock.relay.backlog-sample-interval", "200ms"),
                 Map.entry("spring.kafka.producer.batch-size", Integer.toString(PRODUCER_BATCH_SIZE)),
                 Map.entry("spring.kafka.producer.properties.max.block.ms", "2000"),
