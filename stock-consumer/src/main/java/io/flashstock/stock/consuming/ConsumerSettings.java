@@ -19,12 +19,31 @@ import java.time.Duration;
  * @param stuckAfter   a batch still running after this long makes liveness DOWN (health component
  *                     {@code batchProgress}), so that a listener hung on something without a timeout is restarted;
  *                     keep it well above the longest healthy batch (lock waits, statements up to the socket timeout)
+ * @param staticMembership the listener's consumers join the group as static members (Kafka's
+ *                     {@code group.instance.id}): a process killed and started again with the same instance id takes
+ *                     its partitions back at once, instead of waiting until the broker drops the killed members
+ *                     (the session timeout) and the group rebalances. Off: dynamic members, whose instance ids do not
+ *                     survive a restart
+ * @param instanceId   the static members' instance id; each listener thread appends {@code -0}, {@code -1}, ….
+ *                     It must stay the same across restarts of one instance and differ between instances that run
+ *                     at the same time: a second process with the same id fences the first, whose listener stops.
+ *                     Letters, digits, '.', '_' and '-'. Unset: {@code stock-consumer-<host name>-<server.port>},
+ *                     unique as long as host names are; with a random port ({@code server.port=0}) dynamic members
  */
 @ConfigurationProperties("flashstock.consumer")
 public record ConsumerSettings(@DefaultValue(StockTopics.EVENTS) String topic,
                                @DefaultValue Retry retry,
                                @DefaultValue("5m") Duration maxClockSkew,
-                               @DefaultValue("2m") Duration stuckAfter) {
+                               @DefaultValue("2m") Duration stuckAfter,
+                               @DefaultValue("true") boolean staticMembership,
+                               String instanceId) {
+
+    public ConsumerSettings {
+        if (instanceId != null && !GroupMembership.isValidInstanceId(instanceId)) {
+            throw new IllegalArgumentException("flashstock.consumer.instance-id '" + instanceId
+                    + "' must be 1 to " + GroupMembership.MAX_INSTANCE_ID + " letters, digits, '.', '_' or '-'");
+        }
+    }
 
     /**
      * @param initialInterval      wait before the first retry of a failed batch
