@@ -8,6 +8,9 @@ import io.flashstock.stock.support.StockTopic;
 import io.flashstock.testsupport.FreePort;
 import io.flashstock.testsupport.ServiceProcess;
 import io.flashstock.testsupport.TestInfrastructure;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.Test;
 
@@ -35,8 +38,10 @@ class ConsumerProcessesIT {
     private static final long BASELINE = 1_000_000;
     private static final Duration START = Duration.ofSeconds(90);
     private static final Duration DRAIN = Duration.ofSeconds(90);
-    /** From the restarted process being ready to its partitions' new events applied; Kafka's session is 45 s. */
+    /** From the restarted process being ready to its partitions' new events applied. */
     private static final Duration RECLAIM = Duration.ofSeconds(10);
+    /** From the kill to the survivor applying the killed one's partitions: the 10 s session and a rebalance. */
+    private static final Duration TAKE_OVER = Duration.ofSeconds(25);
 
     private final TestInfrastructure infra = TestInfrastructure.get();
 
@@ -74,9 +79,10 @@ class ConsumerProcessesIT {
     }
 
     /**
-     * With the group settings the service ships with: a consumer killed with SIGKILL and started again takes its
-     * partitions back at once, instead of waiting until the broker drops the killed process's members (the
-     * consumer's session timeout) and the group rebalances. It is killed while idle, so that no item lock of a
+     * A consumer killed with SIGKILL and started again takes its partitions back at once (static membership),
+     * instead of waiting until the broker drops the killed process's members and the group rebalances. The session
+     * is Kafka's default (45 s) here, so that the restart, which takes longer than the service's 10 s session on a
+     * busy machine, cannot pass by the killed members' expiry. It is killed while idle, so that no item lock of a
      * batch it was applying is left to expire: what is measured is the group alone.
      */
     @Test
@@ -84,7 +90,8 @@ class ConsumerProcessesIT {
         String database = infra.createDatabase("stock_reclaim");
         var db = new StockDatabase(infra.jdbcUrl(database));
         try (var topic = StockTopic.create("stock-reclaim-it", PARTITIONS);
-             var consumer = service(database, topic, "stock-reclaim-" + UUID.randomUUID(), 3)) {
+             var consumer = service(database, topic, "stock-reclaim-" + UUID.randomUUID(), 3,
+                     "--spring.kafka.consumer.properties.session.timeout.ms=45000")) {
             var expected = new Expected(itemsOnEveryPartition("reclaim", 1));
             expected.resetAll(topic);
             topic.flush();
@@ -96,6 +103,37 @@ class ConsumerProcessesIT {
             expected.deductEach(topic);
             topic.flush();
             await("one event per partition applied after the restart").atMost(RECLAIM)
+                    .until(() -> db.count("processed_event") == expected.eventCount());
+            expected.assertApplied(db);
+        }
+    }
+
+    /**
+     * With the session the service ships with (10 s): an instance killed and not started again loses its partitions
+     * to the other instance of the group within the session and a rebalance, not Kafka's default 45 s.
+     */
+    @Test
+    void theOtherInstanceTakesOverAKilledInstancesPartitionsWithinTheSession() {
+        String database = infra.createDatabase("stock_takeover");
+        var db = new StockDatabase(infra.jdbcUrl(database));
+        String group = "stock-takeover-" + UUID.randomUUID();
+        try (var topic = StockTopic.create("stock-takeover-it", PARTITIONS);
+             var killed = service(database, topic, group, 1);
+             var survivor = service(database, topic, group, 1)) {
+            var expected = new Expected(itemsOnEveryPartition("takeover", 1));
+            expected.resetAll(topic);
+            topic.flush();
+            killed.start();
+            survivor.start();
+            killed.awaitReady(START);
+            survivor.awaitReady(START);
+            await("both instances assigned partitions").atMost(DRAIN).until(() -> membersWithPartitions(group) == 2);
+            await().atMost(DRAIN).until(() -> db.count("processed_event") == expected.eventCount());
+
+            killed.kill();
+            expected.deductEach(topic);
+            topic.flush();
+            await("one event per partition applied by the survivor").atMost(TAKE_OVER)
                     .until(() -> db.count("processed_event") == expected.eventCount());
             expected.assertApplied(db);
         }
@@ -155,6 +193,16 @@ class ConsumerProcessesIT {
                 "--spring.kafka.listener.concurrency=" + concurrency));
         args.addAll(List.of(extraArgs));
         return ServiceProcess.of("stock-consumer", FreePort.find(), args, Map.of());
+    }
+
+    private int membersWithPartitions(String group) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                infra.kafkaBootstrapServers()))) {
+            ConsumerGroupDescription description = admin.describeConsumerGroups(List.of(group)).all()
+                    .get(10, TimeUnit.SECONDS).get(group);
+            return (int) description.members().stream()
+                    .filter(member -> !member.assignment().topicPartitions().isEmpty()).count();
+        }
     }
 
     /** Deductions this instance applied, from its own metrics. */
