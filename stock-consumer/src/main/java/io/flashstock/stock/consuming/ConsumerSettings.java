@@ -22,7 +22,7 @@ import java.time.Duration;
  * @param staticMembership the listener's consumers join the group as static members (Kafka's
  *                     {@code group.instance.id}): a process killed and started again with the same instance id takes
  *                     its partitions back at once, instead of waiting until the broker drops the killed members
- *                     (the session timeout) and the group rebalances. Off: dynamic members, whose instance ids do not
+ *                     (the session timeout) and the group rebalances. Off: dynamic members, whose member ids do not
  *                     survive a restart
  * @param instanceId   the static members' instance id; each listener thread appends {@code -0}, {@code -1}, ….
  *                     It must stay the same across restarts of one instance and differ between instances that run
