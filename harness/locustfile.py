@@ -10,6 +10,7 @@ Settings (environment):
                  burst: each fires once a second, in lockstep)
   ORDER_PATH     endpoint                                    (default /order/stock/limit)
   SOLD_OUT_OK    1: a 409 SOLD_OUT answer counts as success (spike scenarios with little stock)
+  ORDER_API_URLS order-apis to spread the users over, round robin (the cluster topology's two); default: --host
   RESULT_FILE    where to write the run's final figures (JSON) when it ends: answers per HTTP status and the
                  exact totals and percentiles (Locust's own CSVs are written once a second and miss the end)
 
@@ -17,6 +18,7 @@ Settings (environment):
 gives USERS users constant_pacing(1) spawned at once, as in the published write-ups this project is compared
 with: they fire in lockstep, and the client's own queue shows up as latency.
 """
+import itertools
 import json
 import os
 import time
@@ -37,6 +39,7 @@ _issued = 0
 _completed = 0
 _last_answer_at = 0.0
 _statuses: Counter = Counter()
+_hosts = itertools.cycle(SETTINGS.hosts) if SETTINGS.hosts else None
 
 
 def _wait_time():
@@ -49,6 +52,12 @@ class OrderUser(FastHttpUser):
     wait_time = _wait_time()
     # one connection per user, kept alive, as a browser or an app would
     concurrency = 1
+
+    def __init__(self, environment):
+        # each user keeps one order-api, as a client behind a connection-level load balancer would
+        if _hosts is not None:
+            self.host = next(_hosts)
+        super().__init__(environment)
 
     @task
     def place_order(self):

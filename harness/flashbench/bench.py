@@ -30,6 +30,21 @@ VENV_BIN = ROOT / ".venv" / "bin"
 SERVICES = {"order-api": int(os.environ.get("ORDER_API_PORT", "8080")),
             "outbox-relay": int(os.environ.get("OUTBOX_RELAY_PORT", "8081")),
             "stock-consumer": int(os.environ.get("STOCK_CONSUMER_PORT", "8082"))}
+# the cluster topology runs a second instance of each service on its first's port + this (scripts/lib/cluster.sh)
+SECOND_OFFSET = int(os.environ.get("SERVICE_SECOND_OFFSET", "10"))
+TOPOLOGIES = ("single", "cluster")
+
+
+def running_topology() -> str:
+    """The topology scripts/stack runs (or last ran) in this state folder: single unless told otherwise."""
+    r = subprocess.run([str(STACK), "topology"], capture_output=True, text=True, check=False)
+    return r.stdout.strip() if r.stdout.strip() in TOPOLOGIES else "single"
+
+
+def instances(service: str, topology: str) -> list[int]:
+    """The ports of a service's instances: one, or two in the cluster topology."""
+    port = SERVICES[service]
+    return [port, port + SECOND_OFFSET] if topology == "cluster" else [port]
 
 
 @dataclass
@@ -66,6 +81,7 @@ class RunOptions:
     arrivals: str = "smooth"
     users: int | None = None
     item: str = "1234"
+    topology: str = "single"
     stock: int = 1_000_000
     quantity: int = 1
     gate: str = "redis"
@@ -100,7 +116,7 @@ def dashboard_address(env: dict | None = None) -> str:
 
 
 def prepare_services(opts: RunOptions) -> None:
-    subprocess.run([str(STACK), "up"], check=True)
+    subprocess.run([str(STACK), "up", *(["--cluster"] if opts.topology == "cluster" else [])], check=True)
     if opts.build:
         log("building the services")
         subprocess.run([str(ROOT / "mvnw"), "-q", "-B", "-DskipTests", "package"], check=True, cwd=ROOT)
@@ -146,15 +162,36 @@ def drain_seconds(last_answer_at: float, last_applied_at: str) -> float:
     return max(0.0, applied - last_answer_at)
 
 
-def wait_until(predicate, timeout_s: float, what: str, interval_s: float = 0.05) -> float:
-    """Polls until predicate() holds; returns when it did (monotonic), or raises after the deadline."""
-    deadline = time.monotonic() + timeout_s
+def wait_until(predicate, timeout_s: float, what: str, interval_s: float = 0.05, progress=None) -> float:
+    """Polls until predicate() holds; returns when it did (monotonic), or raises after the deadline. `progress`,
+    when given, is logged every PROGRESS_EVERY_S while it waits."""
+    started = time.monotonic()
+    deadline, next_progress = started + timeout_s, started + PROGRESS_EVERY_S
     while True:
         if predicate():
             return time.monotonic()
-        if time.monotonic() >= deadline:
+        now = time.monotonic()
+        if now >= deadline:
             raise TimeoutError(f"timed out after {timeout_s:.0f} s waiting for {what}")
+        if progress is not None and now >= next_progress:
+            log(f"{progress()}, {now - started:.0f} s of at most {timeout_s:.0f}")
+            next_progress = now + PROGRESS_EVERY_S
         time.sleep(interval_s)
+
+
+PROGRESS_EVERY_S = 5.0
+
+
+def locust_progress(history: list[dict], target: int, rps: float, elapsed_s: float) -> str:
+    """One line of a running scenario from Locust's history rows: answered / target, the rate so far, the last
+    ten seconds' p50/p99 (Locust's own window), failures and the time left at the target rate."""
+    if not history:
+        return f"0/{target:,} answered, {elapsed_s:.0f} s in"
+    last = history[-1]
+    done = last["requests"]
+    return (f"{done:,}/{target:,} answered ({done / target:.0%}), {done / max(elapsed_s, 1e-9):.0f}/s so far, "
+            f"last 10 s p50 {last['p50']:.0f} ms p99 {last['p99']:.0f} ms, {last['failures']} failures, "
+            f"~{max(target - done, 0) / rps:.0f} s left")
 
 
 def run_locust(opts: RunOptions, out: Path, sampler: cpu.CpuSampler) -> tuple[float, float, dict]:
@@ -164,7 +201,8 @@ def run_locust(opts: RunOptions, out: Path, sampler: cpu.CpuSampler) -> tuple[fl
     result_file = out / "result.json"
     env = {**os.environ, "ITEM_CODE": opts.item, "QUANTITY": str(opts.quantity), "REQUESTS": str(opts.requests),
            "TARGET_RPS": str(opts.rps), "ARRIVALS": opts.arrivals, "USERS": str(users),
-           "RESULT_FILE": str(result_file), "PYTHONPATH": str(ROOT / "harness"), "ORDER_PATH": ORDER_PATHS[opts.gate]}
+           "RESULT_FILE": str(result_file), "PYTHONPATH": str(ROOT / "harness"), "ORDER_PATH": ORDER_PATHS[opts.gate],
+           "ORDER_API_URLS": ",".join(f"http://127.0.0.1:{p}" for p in instances("order-api", opts.topology))}
     # an upper bound only: the scenario stops by itself after exactly REQUESTS answers
     max_run_s = int(opts.requests / opts.rps * 3) + 60
     spawn_rate = users if opts.arrivals == "burst" else max(users, 1)
@@ -176,35 +214,44 @@ def run_locust(opts: RunOptions, out: Path, sampler: cpu.CpuSampler) -> tuple[fl
     start = time.monotonic()
     locust = subprocess.Popen(cmd, env=env, cwd=out)
     sampler.add("locust", locust.pid)
-    locust.wait()
+    history_csv = out / "locust_stats_history.csv"
+    while True:
+        try:
+            locust.wait(timeout=PROGRESS_EVERY_S)
+            break
+        except subprocess.TimeoutExpired:
+            history = report.read_history(history_csv) if history_csv.exists() else []
+            log(locust_progress(history, opts.requests, opts.rps, time.monotonic() - start))
     end = time.monotonic()
     if not result_file.exists():
         raise SystemExit(f"Locust wrote no {result_file.name}: see its output above")
     return start, end, json.loads(result_file.read_text())
 
 
-def end_to_end_latency() -> dict:
-    """Order accepted → applied in the stock database: p50/p99/max (ms) from stock-consumer's histogram
-    `flashstock.consumer.event.latency`, which covers everything it applied since it started (the services restart per run)."""
-    return percentiles_ms(histogram(SERVICES["stock-consumer"], "flashstock_consumer_event_latency_seconds", ""))
+def end_to_end_latency(topology: str) -> dict:
+    """Order accepted → applied in the stock database: p50/p99/max (ms) from the stock-consumers' histogram
+    `flashstock.consumer.event.latency`, which covers everything they applied since they started (the services restart per run)."""
+    return percentiles_ms(histogram(instances("stock-consumer", topology), "flashstock_consumer_event_latency_seconds", ""))
 
 
-def server_histogram(gate: str) -> dict:
-    """The order endpoint's own latency histogram, as order-api measured it (the request's arrival to its
+def server_histogram(gate: str, topology: str) -> dict:
+    """The order endpoint's own latency histogram, as the order-apis measured it (the request's arrival to its
     answer), to tell the server's time from the client's queueing."""
-    return histogram(SERVICES["order-api"], "flashstock_order_latency_seconds", f'gate="{gate}"')
+    return histogram(instances("order-api", topology), "flashstock_order_latency_seconds", f'gate="{gate}"')
 
 
-def histogram(port: int, metric: str, match: str) -> dict:
-    """A Prometheus histogram of a service, summed over the series whose labels contain `match`: cumulative
-    counts by bucket upper bound (s), and the max; empty when it cannot be read."""
-    try:
-        text = requests.get(f"http://127.0.0.1:{port}/actuator/prometheus", timeout=10).text
-    except requests.RequestException:
-        return {}
+def histogram(ports: list[int], metric: str, match: str) -> dict:
+    """A Prometheus histogram of a service's instances, summed over them and over the series whose labels contain
+    `match`: cumulative counts by bucket upper bound (s), and the max; empty when no instance can be read."""
+    texts = []
+    for port in ports:
+        try:
+            texts.append(requests.get(f"http://127.0.0.1:{port}/actuator/prometheus", timeout=10).text)
+        except requests.RequestException:
+            continue
     counts: dict[float, float] = {}
     maximum = 0.0
-    for line in text.splitlines():
+    for line in "\n".join(texts).splitlines():
         if match not in line:
             continue
         if line.startswith(metric + "_bucket{"):
@@ -239,11 +286,14 @@ def percentiles_ms(h: dict) -> dict:
 
 
 def stack_pids() -> dict[str, int]:
-    """The pid of every process the stack started, by name."""
+    """The pid of every process the stack started, by component name (redis, or redis-1..6 in the cluster
+    topology; order-api and order-api-2; ...)."""
     state = Path(os.environ.get("FLASHSTOCK_STATE", ROOT / ".stack"))
     files = {"redis": state / "redis/redis.pid", "mariadb": state / "mariadb/mariadb.pid",
              "kafka": state / "kafka/kafka.pid",
-             **{name: state / f"services/{name}.pid" for name in SERVICES}}
+             **{f"redis-{p.parent.name}": p for p in sorted(state.glob("redis-cluster/*/redis.pid"))},
+             **{f"kafka-{p.parent.name}": p for p in sorted(state.glob("kafka-cluster/*/kafka.pid"))},
+             **{p.stem: p for p in sorted(state.glob("services/*.pid"))}}
     pids = {}
     for name, pid_file in files.items():
         try:
@@ -281,7 +331,7 @@ def process_memory() -> dict:
 
 def service_info() -> dict:
     info = {}
-    for name, port in SERVICES.items():
+    for name, port in SERVICES.items():  # the first instances: a topology runs one build
         try:
             info[name] = requests.get(f"http://127.0.0.1:{port}/actuator/info", timeout=5).json()
         except (requests.RequestException, ValueError):
@@ -321,7 +371,7 @@ def run(opts: RunOptions) -> RunResult:
     warm_pipeline(opts, out / "pipeline-warmup")
     reset_stock(opts.item, opts.stock, opts.gate)
 
-    statements_before, server_before = db_statements(), server_histogram(opts.gate)
+    statements_before, server_before = db_statements(), server_histogram(opts.gate, opts.topology)
     # the whole run's CPU ends when the pipeline has applied the last order, not at the last answer
     with cpu.CpuSampler(stack_pids()) as sampler:
         start, end, result = run_locust(opts, out, sampler)
@@ -331,13 +381,16 @@ def run(opts: RunOptions) -> RunResult:
         drained_ok = True
         try:
             wait_until(lambda: stock_item(opts.item).get("eventsApplied", -1) >= accepted,
-                       opts.drain_timeout_s, "the stock database to apply every accepted order")
+                       opts.drain_timeout_s, "the stock database to apply every accepted order",
+                       progress=lambda: f"draining: the stock database applied "
+                                        f"{stock_item(opts.item).get('eventsApplied', 0):,} of {accepted:,} orders")
             drain_s = drain_seconds(result["last_answer_at"], stock_item(opts.item)["lastAppliedAt"])
         except TimeoutError as e:
             log(str(e))
             drain_s, drained_ok = float("nan"), False
-    statements_after, server_after = db_statements(), server_histogram(opts.gate)
+    statements_after, server_after = db_statements(), server_histogram(opts.gate, opts.topology)
 
+    log(f"reconciling {opts.item}: Redis, orders, outbox, Kafka and the stock database (waits up to 60 s to drain)")
     reconcile = subprocess.run([str(RECONCILE), opts.item, "--wait", "60", "--out", str(out)], check=False)
 
     stats = report.from_result(result)
@@ -348,7 +401,7 @@ def run(opts: RunOptions) -> RunResult:
                   for k in statements_after if k in statements_before}
     settings = {"options": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(opts).items()},
                 "service_env": opts.settings.env(), "services": service_info(), "memory_mib": process_memory(),
-                "end_to_end_latency": end_to_end_latency(), "server_latency": percentiles_ms(since(server_before, server_after)),
+                "end_to_end_latency": end_to_end_latency(opts.topology), "server_latency": percentiles_ms(since(server_before, server_after)),
                 "cpu_us_per_order": costs, "db_statements_per_order": statements,
                 "machine": {"cores": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()},
                 "date": stamp}
@@ -365,6 +418,8 @@ def run(opts: RunOptions) -> RunResult:
         f"- service settings: {opts.settings.env() or 'defaults'}",
         f"- pipeline warmed before the run with {opts.pipeline_warmup:,} orders of another item at the same rate"
         if opts.pipeline_warmup > 0 else "- no pipeline warm-up: the services compile their hot paths during the run",
+        f"- topology: {opts.topology}" + (" (Redis Cluster 3+3, three Kafka brokers, two of each service)"
+                                          if opts.topology == "cluster" else " (one of each)"),
         f"- item {opts.item}, stock {opts.stock:,}, quantity {opts.quantity}, gate {opts.gate} ({ORDER_PATHS[opts.gate]})",
         "",
         report.percentile_table([(opts.name, stats)]),
@@ -384,10 +439,12 @@ def run(opts: RunOptions) -> RunResult:
                                                    for k, v in settings["memory_mib"].items()),
         f"- plots: " + ", ".join(p.name for p in plots),
         "",
-        "CPU per order answered, from /proc (user + system, all threads); steady part: from 25 % to 95 % of the "
-        "answers; whole run: from Locust's start until the stock database applied the last order (cpu.csv):",
+        "CPU per order answered, from /proc (user + system, all threads; a role's processes summed: "
+        + ", ".join(f"{role} {n}" for role, n in cpu.processes_by_role(sampler.pids).items())
+        + "); steady part: from 25 % to 95 % of the answers; whole run: from Locust's start until the stock "
+        "database applied the last order (cpu.csv):",
         "",
-        cpu.table(costs["steady"], costs["whole"], "locust"),
+        cpu.table(cpu.by_role(costs["steady"]), cpu.by_role(costs["whole"]), "locust"),
         "",
         "- database statements per order, whole run, all services (SHOW GLOBAL STATUS deltas): "
         + (", ".join(f"{k} {v}" for k, v in statements.items()) or "not available"),
@@ -416,36 +473,53 @@ def cpu_costs(sampler: cpu.CpuSampler, history: list[dict], result: dict, out: P
     return {"steady": steady, "whole": whole}
 
 
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """The module's text as written, and every option's default after its help (those whose default is the
+    service's own say so in their help)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if action.default not in (None, False, argparse.SUPPRESS) and "%(default)" not in text:
+            text += " (default: %(default)s)"
+        return text
+
+
 def parse_args(argv: list[str]) -> RunOptions:
-    p = argparse.ArgumentParser(prog="scripts/bench", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(prog="scripts/bench", description=__doc__, formatter_class=HelpFormatter)
     p.add_argument("--name", default="seed", help="label of the run (results folder, table column)")
-    p.add_argument("--requests", type=int, default=100_000)
-    p.add_argument("--rps", type=float, default=1000.0, help="target arrival rate")
-    p.add_argument("--arrivals", choices=("smooth", "burst"), default="smooth")
-    p.add_argument("--users", type=int, help="default: 100 smooth, 1000 burst")
-    p.add_argument("--item", default="1234")
-    p.add_argument("--stock", type=int, default=1_000_000)
-    p.add_argument("--quantity", type=int, default=1)
+    p.add_argument("--requests", type=int, default=100_000, help="orders to send; the scenario stops after them")
+    p.add_argument("--rps", type=float, default=1000.0, help="target arrival rate (orders/s)")
+    p.add_argument("--arrivals", choices=("smooth", "burst"), default="smooth",
+                   help="smooth: users spread evenly; burst: users fire once a second in lockstep")
+    p.add_argument("--users", type=int, help="simulated users (default: 100 smooth, 1000 burst)")
+    p.add_argument("--item", default="1234", help="item ordered (its stock is reset before the run)")
+    p.add_argument("--topology", choices=TOPOLOGIES,
+                   help="single or cluster (scripts/stack up --cluster); default: the one the stack runs, else single")
+    p.add_argument("--stock", type=int, default=1_000_000, help="units the item is reset to")
+    p.add_argument("--quantity", type=int, default=1, help="units per order")
     p.add_argument("--gate", choices=tuple(ORDER_PATHS), default="redis",
                    help="redis: the engine; db-lock: the SELECT … FOR UPDATE baseline")
-    p.add_argument("--tomcat-threads", type=int)
-    p.add_argument("--hikari-pool", type=int)
-    p.add_argument("--warmup", type=int, help="warm-up requests (0 = off)")
-    p.add_argument("--virtual-threads", choices=("on", "off"))
-    p.add_argument("--lock-mode", choices=("redisson", "none"))
+    p.add_argument("--tomcat-threads", type=int, help="order-api's server.tomcat.threads.max (default: the service's, 200)")
+    p.add_argument("--hikari-pool", type=int, help="order-api's Hikari pool size (default: the service's, 20)")
+    p.add_argument("--warmup", type=int, help="order-api's JIT warm-up requests, 0 = off (default: the service's, 200)")
+    p.add_argument("--virtual-threads", choices=("on", "off"),
+                   help="virtual threads, JDK 21+ only (default: the service's, off)")
+    p.add_argument("--lock-mode", choices=("redisson", "none"),
+                   help="stock-consumer's item lock; none measures its cost (default: the service's, redisson)")
     p.add_argument("--no-build", action="store_true", help="use the jars as built")
     p.add_argument("--no-restart", action="store_true", help="keep the running services")
-    p.add_argument("--drain-timeout", type=float, default=120.0, help="seconds")
+    p.add_argument("--drain-timeout", type=float, default=120.0,
+                   help="seconds the stock database may take to apply every accepted order")
     p.add_argument("--pipeline-warmup", type=int, default=30_000,
                    help="orders of another item sent through the whole pipeline before the run (0 = none)")
     p.add_argument("--min-rate", type=float, default=0.99,
                    help="share of --rps the run must achieve to pass; 0 reports the rate without judging it (the "
                         "CI smoke run: speed is for benchmarks, not tests)")
-    p.add_argument("--out", type=Path, help="results folder (default results/<time>-<name>)")
+    p.add_argument("--out", type=Path, help="results folder (default: results/<time>-<name>)")
     a = p.parse_args(argv)
     return RunOptions(
         name=a.name, requests=a.requests, rps=a.rps, arrivals=a.arrivals, users=a.users, item=a.item,
+        topology=a.topology or running_topology(),
         command=" ".join(["scripts/bench", *argv]),
         stock=a.stock, quantity=a.quantity, gate=a.gate, build=not a.no_build, restart=not a.no_restart,
         drain_timeout_s=a.drain_timeout, pipeline_warmup=a.pipeline_warmup, min_rate=a.min_rate, out=a.out,

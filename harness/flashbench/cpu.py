@@ -105,6 +105,30 @@ def steady_window(samples: list[Sample], history: list[tuple[float, int]], total
     return first, last, answered_at(history, last.at) - answered_at(history, first.at)
 
 
+def role(name: str) -> str:
+    """The engine's role of a process: redis-3 and redis are redis, order-api-2 is order-api."""
+    return next((r for r in (*ENGINE,) if name == r or (name.startswith(r + "-") and name[len(r) + 1:].isdigit())), name)
+
+
+def processes_by_role(pids: dict) -> dict:
+    """How many processes each role has."""
+    counts: dict[str, int] = {}
+    for name in pids:
+        counts[role(name)] = counts.get(role(name), 0) + 1
+    return counts
+
+
+def by_role(figures: dict | None) -> dict | None:
+    """Figures per process summed by role (None when any process of the role has none)."""
+    if figures is None:
+        return None
+    out: dict = {}
+    for name, value in figures.items():
+        r = role(name)
+        out[r] = None if value is None or (r in out and out[r] is None) else out.get(r, 0.0) + value
+    return out
+
+
 def table(steady: dict | None, whole: dict, client: str) -> str:
     """Markdown: CPU µs per order by process, steady part and whole run, with the engine's total."""
 

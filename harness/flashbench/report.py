@@ -75,6 +75,7 @@ def read_history(history_csv: Path) -> list[dict]:
                     "max": float(r["100%"]),
                     "users": int(r["User Count"]),
                     "requests": int(r["Total Request Count"]),
+                    "failures": int(r.get("Total Failure Count") or 0),
                 })
             except (ValueError, KeyError):
                 continue

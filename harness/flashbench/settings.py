@@ -16,6 +16,8 @@ class ScenarioSettings:
     order_path: str = "/order/stock/limit"
     sold_out_ok: bool = False
     result_file: str = ""
+    # the order-apis to spread the users over (ORDER_API_URLS, comma-separated); empty: Locust's --host
+    hosts: tuple = ()
 
     @property
     def per_user_rate(self) -> float:
@@ -38,6 +40,7 @@ class ScenarioSettings:
             order_path=env.get("ORDER_PATH", cls.order_path),
             sold_out_ok=env.get("SOLD_OUT_OK", "0") in ("1", "true", "yes"),
             result_file=env.get("RESULT_FILE", ""),
+            hosts=tuple(u.strip() for u in env.get("ORDER_API_URLS", "").split(",") if u.strip()),
         )
         if settings.requests <= 0 or settings.target_rps <= 0 or settings.users <= 0 or settings.quantity <= 0:
             raise ValueError("REQUESTS, TARGET_RPS, USERS and QUANTITY must be positive")

@@ -1,3 +1,5 @@
+import pytest
+
 from flashbench import bench
 from flashbench.bench import drain_seconds, rate_verdict
 
@@ -36,3 +38,21 @@ def test_the_dashboard_address_carries_the_development_token_only():
     mine = bench.dashboard_address({"STOCK_ADMIN_TOKEN": "s3cret"})
     assert "s3cret" not in mine
     assert mine.endswith("#token=<your STOCK_ADMIN_TOKEN>")
+
+
+def test_the_progress_line_says_how_far_how_fast_and_how_long_still():
+    history = [{"requests": 20_000, "p50": 6.0, "p99": 28.0, "failures": 0},
+               {"requests": 30_000, "p50": 7.0, "p99": 31.0, "failures": 2}]
+    line = bench.locust_progress(history, 100_000, 1000.0, 30.0)
+    assert line == ("30,000/100,000 answered (30%), 1000/s so far, last 10 s p50 7 ms p99 31 ms, 2 failures, "
+                    "~70 s left")
+    assert bench.locust_progress([], 100_000, 1000.0, 3.0) == "0/100,000 answered, 3 s in"
+
+
+def test_every_option_of_the_help_says_its_default(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # one line per option, whatever the terminal
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--help"])
+    text = capsys.readouterr().out
+    assert "(default: 100000)" in text and "(default: the service's, 200)" in text
+    assert "(default: None)" not in text and "(default: False)" not in text

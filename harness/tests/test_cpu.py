@@ -45,3 +45,15 @@ def test_the_engine_total_leaves_the_client_out():
     text = cpu.table(figures, figures, "locust")
     assert "| **engine (all but locust)** | **600** | **600** |" in text
     assert "| locust | 450 | 450 |" in text
+
+
+def test_the_cluster_topologys_processes_are_summed_by_role():
+    figures = {"redis-1": 10.0, "redis-2": 5.0, "order-api": 100.0, "order-api-2": 90.0, "kafka-3": 7.0,
+               "locust": 50.0}
+    assert cpu.by_role(figures) == {"redis": 15.0, "order-api": 190.0, "kafka": 7.0, "locust": 50.0}
+    assert cpu.processes_by_role(figures) == {"redis": 2, "order-api": 2, "kafka": 1, "locust": 1}
+
+
+def test_a_role_with_a_process_not_measured_has_no_figure():
+    assert cpu.by_role({"redis-1": 10.0, "redis-2": None})["redis"] is None
+    assert cpu.by_role({"redis-1": None, "redis-2": 3.0})["redis"] is None

@@ -38,7 +38,7 @@ def test_history_skips_rows_without_numbers(tmp_path):
                     "101,10,,Aggregated,990.5,0,2,3,3,3,4,5,6,8,20,30,40,990\n")
     rows = report.read_history(path)
     assert rows == [{"t": 101, "rps": 990.5, "p50": 2.0, "p95": 5.0, "p99": 8.0, "p999": 20.0, "max": 40.0,
-                     "users": 10, "requests": 990}]
+                     "users": 10, "requests": 990, "failures": 0}]
 
 
 def test_spike_percentile_is_nearest_rank():

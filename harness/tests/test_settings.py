@@ -26,3 +26,9 @@ def test_rejects_unknown_arrival_mode_and_non_positive_numbers():
 def test_sold_out_ok_flag():
     assert ScenarioSettings.from_env({"SOLD_OUT_OK": "1"}).sold_out_ok
     assert not ScenarioSettings.from_env({}).sold_out_ok
+
+
+def test_the_users_spread_over_the_order_apis_given():
+    assert ScenarioSettings.from_env({}).hosts == ()
+    s = ScenarioSettings.from_env({"ORDER_API_URLS": "http://127.0.0.1:8080, http://127.0.0.1:8090,"})
+    assert s.hosts == ("http://127.0.0.1:8080", "http://127.0.0.1:8090")
