@@ -21,17 +21,18 @@ from dataclasses import asdict
 from pathlib import Path
 
 from flashbench import cpu, vegeta
-from flashbench.bench import RECONCILE, ROOT, SERVICES, log, reset_stock, stack_pids
+from flashbench.bench import RECONCILE, ROOT, TOPOLOGIES, instances, log, reset_stock, running_topology, stack_pids
 
 
-def run_rate(item: str, rate: float, seconds: float, out: Path) -> tuple[vegeta.OpenRun, dict]:
+def run_rate(item: str, rate: float, seconds: float, out: Path, topology: str) -> tuple[vegeta.OpenRun, dict]:
     body = json.dumps({"itemCode": item, "userId": "open-model", "quantity": 1})
-    url = f"http://127.0.0.1:{SERVICES['order-api']}/order/stock/limit"
-    log(f"vegeta: {rate:g}/s for {seconds:g} s")
+    urls = [f"http://127.0.0.1:{port}/order/stock/limit" for port in instances("order-api", topology)]
+    log(f"vegeta: {rate:g}/s for {seconds:g} s over {len(urls)} order-api(s)")
     with cpu.CpuSampler(stack_pids()) as sampler:
-        answers = vegeta.attack(url, body, rate, seconds, out / f"vegeta-{rate:g}.bin")
+        answers = vegeta.attack(urls, body, rate, seconds, out / f"vegeta-{rate:g}.bin")
     run = vegeta.summarize(answers, rate)
-    costs = cpu.per_order_us(sampler.samples[0], sampler.samples[-1], run.ok)
+    # the cluster topology's processes (redis-1..6, order-api-2, ...) summed by role
+    costs = cpu.by_role(cpu.per_order_us(sampler.samples[0], sampler.samples[-1], run.ok))
     return run, costs
 
 
@@ -57,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--p99-limit-ms", type=float, default=100.0)
     p.add_argument("--overload", type=float, help="the capacity (requests/s); twice it is offered")
     p.add_argument("--refusal-p99-limit-ms", type=float, default=50.0)
+    p.add_argument("--topology", choices=TOPOLOGIES,
+                   help="single or cluster: the order-apis to spread the load over (default: what scripts/stack runs)")
     p.add_argument("--out", type=Path)
     a = p.parse_args(sys.argv[1:] if argv is None else argv)
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
@@ -64,18 +67,19 @@ def main(argv: list[str] | None = None) -> int:
     out = a.out or ROOT / "results" / f"{stamp}-{kind}"
     out.mkdir(parents=True, exist_ok=True)
 
+    topology = a.topology or running_topology()
     rates = [float(r) for r in a.capacity.split(",")] if a.capacity else [2 * a.overload] if a.overload else [a.rps]
     rows = []
     for rate in rates:
         reset_stock(a.item, a.stock)
         stepped = a.capacity or a.overload
-        rows.append(run_rate(a.item, rate, a.step_seconds if stepped else a.seconds, out))
+        rows.append(run_rate(a.item, rate, a.step_seconds if stepped else a.seconds, out, topology))
         run = rows[-1][0]
         log(f"{rate:g}/s: {run.achieved_rps:.0f}/s answered 200, p99 {run.p99_ms:.1f} ms, {run.failures} not 200")
     reconciled = subprocess.run([str(RECONCILE), a.item, "--wait", "60", "--out", str(out)], check=False)
     (out / "openload.json").write_text(json.dumps([{**asdict(r), "cpu_us_per_order": c} for r, c in rows], indent=2))
     runs = [r for r, _ in rows]
-    md = [f"# Open-model runs {stamp}", "", f"`scripts/openload {' '.join(sys.argv[1:])}` (vegeta {vegeta.VERSION})",
+    md = [f"# Open-model runs {stamp}", "", f"`scripts/openload {' '.join(sys.argv[1:])}` (vegeta {vegeta.VERSION}), {topology} topology",
           "", vegeta.table(runs), "", "CPU µs per order answered 200, by process (/proc, over each rate's run):", "",
           cpu_table(rows), "", f"reconciliation after the last rate: {'exact' if reconciled.returncode == 0 else 'FAILED'}"]
     if a.capacity:

@@ -58,10 +58,12 @@ class OpenRun:
         return self.failures - self.refused
 
 
-def attack(url: str, body: str, rate: float, seconds: float, out: Path, max_workers: int = 2000,
+def attack(urls: str | list[str], body: str, rate: float, seconds: float, out: Path, max_workers: int = 2000,
            timeout_s: float = 30) -> list[Answer]:
-    """POSTs `body` to `url` at `rate`/s for `seconds`; keeps vegeta's raw results in `out`."""
-    target = f"POST {url}\nContent-Type: application/json\n@{out.with_suffix('.body')}\n"
+    """POSTs `body` at `rate`/s for `seconds`, round robin over `urls` (vegeta takes its targets in turn); keeps
+    vegeta's raw results in `out`."""
+    urls = [urls] if isinstance(urls, str) else urls
+    target = "\n".join(f"POST {url}\nContent-Type: application/json\n@{out.with_suffix('.body')}\n" for url in urls)
     out.with_suffix(".body").write_text(body)
     subprocess.run([binary(), "attack", f"-rate={rate:g}/1s", f"-duration={seconds:g}s",
                     f"-max-workers={max_workers}", f"-timeout={timeout_s:g}s", f"-output={out}"],
