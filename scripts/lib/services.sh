@@ -32,9 +32,11 @@ service_env() {
 # On a JDK with AOT caches (25+: JEP 483 and 514, classes loaded and linked ahead of time) a service starts from
 # a cache made by one training run per build of its jar, on the jar's extracted layout (a cache names plain jars).
 # It halves order-api's start-up here (docs/performance.md). FLASHSTOCK_AOT=off starts from the jar as built.
+# FLASHSTOCK_AOT_DIR (default: the state folder's services/) lets a second stack use the caches another trained
+# for the same jars (a cache names the absolute paths it was made on, so it is shared, not copied).
 # Sets LAUNCH to the arguments that start the service; a failed training run falls back to the jar.
 service_launch() {
-  local name=$1 jar=$2 java=$3 port=$4 aot; aot=$STATE/services/$(service_module "$1")-aot
+  local name=$1 jar=$2 java=$3 port=$4 aot; aot=${FLASHSTOCK_AOT_DIR:-$STATE/services}/$(service_module "$1")-aot
   local app=$aot/app/${jar##*/} stamp
   LAUNCH=(-jar "$jar")
   [[ ${FLASHSTOCK_AOT:-on} == on ]] || return 0
