@@ -64,14 +64,25 @@ class AdmissionScheduler implements SmartLifecycle {
     void tick() {
         if (ticks++ % SWEEP_EVERY_TICKS == 0) {
             for (String item : listQueueItems()) {
+                if (stopping()) {
+                    return;
+                }
                 if (!active.contains(item)) {
                     tick(item);
                 }
             }
         }
         for (String item : active.items()) {
+            if (stopping()) {
+                return;
+            }
             tick(item);
         }
+    }
+
+    /** {@link #stop} interrupted the ticker: no further item is ticked. */
+    private static boolean stopping() {
+        return Thread.currentThread().isInterrupted();
     }
 
     /** One item's tick; a failure (its shard away, say) is logged and skips this item only, until the next tick. */
@@ -138,10 +149,18 @@ class AdmissionScheduler implements SmartLifecycle {
         }
     }
 
+    /** Returns once a tick under way has ended, so that nothing is admitted after it returns. */
     @Override
     public synchronized void stop() {
         if (ticker != null) {
             ticker.shutdownNow();
+            try {
+                if (!ticker.awaitTermination(10, TimeUnit.SECONDS)) {
+                    log.warn("a waiting-room tick was still under way 10 s after the scheduler was stopped");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             ticker = null;
         }
     }
