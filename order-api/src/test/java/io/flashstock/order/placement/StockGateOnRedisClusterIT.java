@@ -7,14 +7,18 @@ import io.flashstock.order.stock.StockKeys;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -40,6 +44,30 @@ class StockGateOnRedisClusterIT extends OrderApiOnRedisClusterTest {
     @DynamicPropertySource
     static void infrastructure(DynamicPropertyRegistry registry) {
         clusterInfrastructure(registry, "gate_cluster");
+        registry.add("flashstock.order.in-doubt.abandoned-after", () -> "2s");
+    }
+
+    @Autowired
+    private RedisStockGate gate;
+
+    @Test
+    void anOrderInDoubtOfAnOrderApiThatIsGoneIsSettledThoughItsItemWasNotListed() {
+        String item = uniqueItem("in-doubt");
+        setStock(item, 5, null);
+        var command = new OrderCommand(item, "ann", 2, null);
+        var taken = (GateResult.Taken) gate.take(command, "lost-listing");
+        // held in doubt by an order-api that is gone, and not listed in in-doubt:items: what a replica promoted
+        // without the last SADD on that key's shard holds
+        gate.holdInDoubt(new PlacedOrder("lost-listing", UUID.randomUUID(), command, taken.generation(),
+                taken.loadEpoch(), taken.remaining(), Instant.now()), "an-order-api-that-is-gone");
+        assertThat(redis.opsForSet().isMember(StockKeys.inDoubtItems(), item)).isFalse();
+        assertThat(redisCounter(item)).isEqualTo(3);
+
+        // never written: its units come back
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                .ignoreExceptionsInstanceOf(QueryTimeoutException.class)
+                .until(() -> redisCounter(item), remaining -> remaining == 5);
+        assertThat(redis.opsForHash().size(StockKeys.inDoubt(item))).isZero();
     }
 
     @Test
