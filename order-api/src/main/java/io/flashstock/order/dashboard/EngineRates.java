@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 import static io.flashstock.order.dashboard.ProcessScrapes.ORDER_API;
@@ -81,9 +82,29 @@ final class EngineRates {
             processes.add(new ProcessView(name, cores, scrape.samples().sum(MEMORY_USED), scrape.problem()));
         });
         RedisStats.Reading redis = after.redis();
-        processes.add(new ProcessView("redis", perSecond(before.redis().cpuSeconds(), redis.cpuSeconds(), seconds),
-                redis.memoryBytes() == null ? null : redis.memoryBytes().doubleValue(), redis.problem()));
+        if (redis.nodes().isEmpty()) {
+            processes.add(new ProcessView("redis", perSecond(before.redis().cpuSeconds(), redis.cpuSeconds(), seconds),
+                    bytes(redis.memoryBytes()), redis.problem()));
+            return processes;
+        }
+        // a Redis Cluster: each node, matched by address (its role changes at a failover), and their sum first
+        List<ProcessView> nodes = new ArrayList<>();
+        for (RedisStats.NodeReading node : redis.nodes()) {
+            Double cpuBefore = before.redis().nodes().stream().filter(n -> n.address().equals(node.address()))
+                    .map(RedisStats.NodeReading::cpuSeconds).findFirst().orElse(null);
+            nodes.add(new ProcessView("redis " + node.address() + " " + node.role(),
+                    perSecond(cpuBefore, node.cpuSeconds(), seconds), bytes(node.memoryBytes()), node.problem()));
+        }
+        Double cores = nodes.stream().map(ProcessView::cpuCores).filter(Objects::nonNull)
+                .reduce(Double::sum).orElse(null);
+        processes.add(new ProcessView("redis (" + nodes.size() + " nodes)", cores, bytes(redis.memoryBytes()),
+                redis.problem()));
+        processes.addAll(nodes);
         return processes;
+    }
+
+    private static Double bytes(Long bytes) {
+        return bytes == null ? null : bytes.doubleValue();
     }
 
     private static Double delta(Double before, Double after) {
