@@ -5,6 +5,7 @@ leader killed, two of three brokers down. faults.py runs them as it runs the oth
 cluster`), under the same load and checker.
 """
 import binascii
+import datetime as dt
 import os
 import subprocess
 import time
@@ -20,7 +21,7 @@ from flashbench.faults import Run, at, around_sell_out, blocking, stack
 SLOTS = 16384
 STATE = Path(os.environ.get("FLASHSTOCK_STATE", ROOT / ".stack"))
 REDIS_NODES, KAFKA_NODES = 6, 3  # as scripts/lib/cluster.sh
-PROMOTION_TIMEOUT_S = 30.0  # cluster-node-timeout (3 s) and the replica's election, with room for a loaded box
+PROMOTION_TIMEOUT_S = 120.0  # cluster-node-timeout (3 s) and the replica's election, with room for a loaded box
 REJOIN_TIMEOUT_S = 60.0  # the old primary's restart from its AOF, then a full sync from the promoted replica
 MIGRATE_PAUSE_S = 0.2  # between two keys of a migrating slot, so that orders meet it half moved (ASK, TRYAGAIN)
 BROKERS_DOWN_S = 30.0
@@ -143,18 +144,39 @@ def selling_gap(run: Run, kill_at: float) -> dict:
     return figures
 
 
+def election_won(node: Node, since: float) -> float | None:
+    """When the node's log says it won its failover election (the first time after `since`, epoch seconds); Redis
+    stamps its log in the machine's local time, to the millisecond."""
+    log = STATE / "redis-cluster" / node.component.removeprefix("redis-") / "redis.log"
+    try:
+        lines = log.read_text(errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        if "Failover election won" in line:
+            # "4753:S 26 Nov 2026 11:22:43.814 # Failover election won: I'm the new master."
+            stamp = dt.datetime.strptime(" ".join(line.split()[1:5]), "%d %b %Y %H:%M:%S.%f").timestamp()
+            if stamp >= since:
+                return stamp
+    return None
+
+
 def kill_primary(run: Run) -> tuple[Node, Node, float, float]:
     """SIGKILL of the primary serving the item's slot, then waits for its replica's promotion: (victim, new owner,
-    when it was killed, when the new owner serves the slot)."""
+    when it was killed, when the new owner won its election), monotonic. The election's time is read from the new
+    owner's log, since a client polling the cluster on a loaded machine sees it late; the time it saw it is the
+    fallback."""
     slot = item_slot(run.item)
     victim = blocking(slot_owner, slot)
     if victim is None:
         raise RuntimeError(f"no live primary serves slot {slot} of {run.item}")
-    killed_at = time.monotonic()
+    killed_at, killed_wall = time.monotonic(), time.time()
     blocking(stack, "kill", victim.component)
-    promoted_at = wait_for(lambda: (slot_owner(slot) or victim).port != victim.port, PROMOTION_TIMEOUT_S,
-                           f"a replica of {victim.component} to be promoted")
-    return victim, blocking(slot_owner, slot), killed_at, promoted_at
+    seen_at = wait_for(lambda: (slot_owner(slot) or victim).port != victim.port, PROMOTION_TIMEOUT_S,
+                       f"a replica of {victim.component} to be promoted")
+    owner = blocking(slot_owner, slot)
+    won = election_won(owner, killed_wall)
+    return victim, owner, killed_at, seen_at if won is None else killed_at + (won - killed_wall)
 
 
 def redis_primary_kill(run: Run) -> None:

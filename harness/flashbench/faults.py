@@ -55,6 +55,7 @@ import signal
 import subprocess
 import sys
 import time
+import traceback
 import uuid
 from collections import Counter
 from collections.abc import Callable
@@ -1269,6 +1270,7 @@ def main(argv: list[str] | None = None) -> int:
             outcomes.extend(run_scenario(name, a.rate, a.duration, stock, out))
         except Exception as e:  # one broken scenario must not cost the others' results
             print(f"[faults] {name}: ERROR {e!r}", file=sys.stderr, flush=True)
+            traceback.print_exc()
             outcomes.append(Outcome(name, "not completed", notes=f"error: {e!r}"))
     md = table(outcomes)
     restored = restored_notes(outcomes)
@@ -1286,4 +1288,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # run as flashbench.faults, not __main__: flashbench.cluster imports this module and must share its state
+    from flashbench import faults as module
+    sys.exit(module.main())

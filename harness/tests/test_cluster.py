@@ -59,3 +59,17 @@ def test_the_cluster_notes_name_the_gap_against_its_target_and_the_latency_by_ph
 def test_an_outbox_row_given_up_fails_the_scenario():
     assert Outcome("brokers-down", "down", reconciliation_exact=True, dead_rows=0).passed
     assert not Outcome("brokers-down", "down", reconciliation_exact=True, dead_rows=2).passed
+
+
+def test_the_promotion_is_timed_by_the_new_primarys_log(tmp_path, monkeypatch):
+    monkeypatch.setattr(cluster, "STATE", tmp_path)
+    monkeypatch.setattr(faults, "REDIS_NODE_PORTS", ["7200"])
+    log = tmp_path / "redis-cluster" / "6" / "redis.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("4753:S 26 Nov 2026 10:00:00.000 # Failover election won: I'm the new master.\n"
+                   "4753:S 26 Nov 2026 11:22:40.000 * Connection with primary lost.\n"
+                   "4753:S 26 Nov 2026 11:22:43.814 # Failover election won: I'm the new master.\n")
+    node = cluster.Node("f6", 7205, True, False, ())
+    killed = cluster.dt.datetime(2026, 11, 26, 11, 22, 38).timestamp()
+    assert round(cluster.election_won(node, killed) - killed, 3) == 5.814
+    assert cluster.election_won(node, killed + 60) is None
