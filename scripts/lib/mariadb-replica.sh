@@ -161,15 +161,12 @@ db_failover() {
   fi
   rm -f "$pid"
   log "$old fenced ($(elapsed_ms "$started") ms)"
-  # a paused replica is let go on: all it received was acknowledged to a client, none of it may be lost
-  mariadb_sql "$new" "STOP SLAVE IO_THREAD; START SLAVE SQL_THREAD" 2>/dev/null || true
-  local deadline=$((SECONDS + DB_FAILOVER_APPLY_TIMEOUT))
-  until mariadb_applied_all "$new"; do
-    [[ $(slave_field "$new" Slave_SQL_Running) == Yes ]] \
-      || die "$new stopped applying ($(slave_field "$new" Last_SQL_Error)): not promoted; $old stays fenced"
-    ((SECONDS < deadline)) || die "$new did not apply what it received within ${DB_FAILOVER_APPLY_TIMEOUT}s: not promoted"
-    sleep 0.02
-  done
+  # a paused replica is let go on: all it received was acknowledged to a client, none of it may be lost. Its
+  # receiving thread stays as it is: MariaDB discards the relay log of a replica whose threads both stopped
+  mariadb_sql "$new" "START SLAVE SQL_THREAD" 2>/dev/null || true
+  local received; received=$(slave_field "$new" Gtid_IO_Pos)
+  local applied; applied=$(mariadb_sql "$new" "SELECT MASTER_GTID_WAIT('$received', $DB_FAILOVER_APPLY_TIMEOUT)")
+  [[ $applied == 0 ]] || die "$new did not apply all it received ($received) within ${DB_FAILOVER_APPLY_TIMEOUT}s ($(slave_field "$new" Last_SQL_Error)): not promoted; $old stays fenced"
   log "$new applied all it received, up to $(mariadb_sql "$new" 'SELECT @@gtid_slave_pos') ($(elapsed_ms "$started") ms)"
   # no replica is left to acknowledge: semi-sync would hold every commit for its timeout
   mariadb_sql "$new" "STOP SLAVE; RESET SLAVE ALL; SET GLOBAL rpl_semi_sync_slave_enabled = OFF;
@@ -177,13 +174,6 @@ db_failover() {
   mariadb_app_account "$new" UNLOCK
   echo "$new" >"$STATE/db-primary"
   log "$new promoted: the primary on 127.0.0.1:$(mariadb_port "$new"), writable, no replica (db-failover took $(elapsed_ms "$started") ms)"
-}
-
-# the SQL thread has executed everything the relay log holds
-mariadb_applied_all() {
-  local status; status=$(slave_status "$1")
-  awk -F': ' '{ gsub(/^ +/, "", $1) } { v[$1] = $2 }
-    END { exit !(v["Slave_SQL_Running_State"] ~ /read all relay log/ && v["Relay_Master_Log_File"] == v["Master_Log_File"] && v["Exec_Master_Log_Pos"] == v["Read_Master_Log_Pos"]) }' <<<"$status"
 }
 
 elapsed_ms() { echo $(((${EPOCHREALTIME/./} - ${1/./}) / 1000)); }
