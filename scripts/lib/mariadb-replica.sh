@@ -26,7 +26,8 @@ DB_FAILOVER_OPTIONS="failOverReadOnly=false&secondsBeforeRetrySource=0&queriesBe
 DB_NODES=(mariadb mariadb-2)
 
 db_replica_on() { [[ -f $STATE/db-replica ]]; }
-db_primary() { cat "$STATE/db-primary" 2>/dev/null || echo mariadb; }
+# without a replica the stack runs mariadb alone (fenced, it refuses: up --db-replica runs the promoted node)
+db_primary() { if db_replica_on && [[ -f $STATE/db-primary ]]; then cat "$STATE/db-primary"; else echo mariadb; fi; }
 db_other() { if [[ $1 == mariadb ]]; then echo mariadb-2; else echo mariadb; fi; }
 mariadb_dir() { if [[ $1 == mariadb ]]; then echo "$STATE/mariadb"; else echo "$STATE/$1"; fi; }
 mariadb_port() { if [[ $1 == mariadb ]]; then echo "$MYSQL_PORT"; else echo "$MYSQL_REPLICA_PORT"; fi; }

@@ -10,7 +10,7 @@ mariadb_node_up() {
   local pid=$dir/mariadb.pid data=$dir/data
   mkdir -p "$dir"
   if pid_alive "$pid"; then log "$node already running on $port"; return; fi
-  [[ -f $dir/FENCED ]] && die "$node is fenced (it was the primary before a db-failover) and must never take writes again: scripts/stack db-rebuild $node makes it a replica of $(db_primary)"
+  [[ -f $dir/FENCED ]] && die "$node is fenced (it was the primary before a db-failover) and must never take writes again: with the stack up --db-replica, scripts/stack db-rebuild $node makes it a replica of the primary"
   port_busy "$port" && die "port $port is in use by another process (set MYSQL_PORT / MYSQL_REPLICA_PORT)"
   local role=primary
   if db_replica_on && [[ $node != "$(db_primary)" ]]; then role=replica; fi
