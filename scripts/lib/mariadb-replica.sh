@@ -40,13 +40,12 @@ mariadb_node_healthy() { mariadb-admin --no-defaults -S "$(mariadb_socket "$1")"
 # the replica, if there is one that is not fenced
 db_replica() { local r; r=$(db_other "$(db_primary)"); mariadb_fenced "$r" || echo "$r"; }
 
-# db_url <database>: the services' JDBC URL, the primary first
+# db_url <database>: the services' JDBC URL, the primary first, then the other node, fenced or not: once rebuilt
+# it is the replica a later failover promotes, and a service started meanwhile must reach it then
 db_url() {
   if ! db_replica_on; then echo "jdbc:mysql://127.0.0.1:$MYSQL_PORT/$1"; return; fi
-  local hosts primary replica; primary=$(db_primary) replica=$(db_replica)
-  hosts=127.0.0.1:$(mariadb_port "$primary")
-  [[ -n $replica ]] && hosts+=,127.0.0.1:$(mariadb_port "$replica")
-  echo "jdbc:mysql://$hosts/$1?$DB_FAILOVER_OPTIONS"
+  local primary; primary=$(db_primary)
+  echo "jdbc:mysql://127.0.0.1:$(mariadb_port "$primary"),127.0.0.1:$(mariadb_port "$(db_other "$primary")")/$1?$DB_FAILOVER_OPTIONS"
 }
 
 # the node's mariadbd options for its role: binary log and GTIDs on both, so that either can be the primary
