@@ -19,8 +19,14 @@ service_env() {
   if [[ $TOPOLOGY == cluster ]]; then
     export SPRING_DATA_REDIS_CLUSTER_NODES=${SPRING_DATA_REDIS_CLUSTER_NODES:-$(redis_cluster_nodes)}
   fi
-  export ORDERS_DB_URL=${ORDERS_DB_URL:-jdbc:mysql://127.0.0.1:$MYSQL_PORT/orders}
-  export STOCK_DB_URL=${STOCK_DB_URL:-jdbc:mysql://127.0.0.1:$MYSQL_PORT/stock}
+  ORDERS_DB_URL=${ORDERS_DB_URL:-$(db_url orders)} STOCK_DB_URL=${STOCK_DB_URL:-$(db_url stock)}
+  export ORDERS_DB_URL STOCK_DB_URL
+  # order-api's reconciliation reads the replica, at the primary's position (docs/architecture.md); a fenced node
+  # answers nothing until rebuilt, and the report reads the primary meanwhile
+  if db_replica_on; then
+    export FLASHSTOCK_RECONCILIATION_REPLICA_URL=${FLASHSTOCK_RECONCILIATION_REPLICA_URL:-jdbc:mysql://127.0.0.1:$(mariadb_port "$(db_other "$(db_primary)")")/orders}
+    export FLASHSTOCK_RECONCILIATION_REPLICA_USERNAME=$DB_READER_USER FLASHSTOCK_RECONCILIATION_REPLICA_PASSWORD=$DB_READER_PASSWORD
+  fi
   export DB_USER DB_PASSWORD STOCK_ADMIN_TOKEN FLASHSTOCK_TOKEN_KEY FLASHSTOCK_RATE_LIMIT_ENABLED
   export KAFKA_BOOTSTRAP_SERVERS=${KAFKA_BOOTSTRAP_SERVERS:-$KAFKA_BOOTSTRAP}
   export STOCK_TOPIC
