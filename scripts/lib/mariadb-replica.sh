@@ -20,8 +20,10 @@ DB_SEMI_SYNC_TIMEOUT_MS=${DB_SEMI_SYNC_TIMEOUT_MS:-1000}
 DB_FAILOVER_APPLY_TIMEOUT=${DB_FAILOVER_APPLY_TIMEOUT:-120}
 # Connector/J's failover mode (a URL of several hosts): the first that answers is the primary. A connection that
 # failed over stays writable (failOverReadOnly=false) and never goes back to the first host by itself (it may be a
-# fenced node): a new connection starts from the first host again
-DB_FAILOVER_OPTIONS="failOverReadOnly=false&secondsBeforeRetrySource=0&queriesBeforeRetrySource=0"
+# fenced node): a new connection starts from the first host again. With every host down a connection attempt gives
+# up after two rounds (retriesAllDown; the driver's 120 rounds of 250 ms held each pool thread 30 s, past the pool's
+# 1 s wait and past a service's shutdown)
+DB_FAILOVER_OPTIONS="failOverReadOnly=false&secondsBeforeRetrySource=0&queriesBeforeRetrySource=0&retriesAllDown=2"
 
 db_replica_on() { [[ -f $STATE/db-replica ]]; }
 # without a replica the stack runs mariadb alone (fenced, it refuses: up --db-replica runs the promoted node)

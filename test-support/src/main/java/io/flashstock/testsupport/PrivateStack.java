@@ -133,7 +133,7 @@ public final class PrivateStack implements AutoCloseable {
     /** The failover URL of both nodes that {@code scripts/stack} gives the services ({@link #withDbReplica}). */
     public String failoverJdbcUrl(String database) {
         return "jdbc:mysql://127.0.0.1:" + mysqlPort + ",127.0.0.1:" + mysqlReplicaPort + "/" + database
-                + "?failOverReadOnly=false&secondsBeforeRetrySource=0&queriesBeforeRetrySource=0"
+                + "?failOverReadOnly=false&secondsBeforeRetrySource=0&queriesBeforeRetrySource=0&retriesAllDown=2"
                 + "&useSSL=false&allowPublicKeyRetrieval=true";
     }
 
