@@ -6,7 +6,7 @@ stock database), no refused order was committed anyway, nothing applied twice, n
 limit, and the reconciliation is exact. Stranded units (stock Redis can no longer sell) are reported.
 
     scripts/faults [--topology single|cluster] [--scenarios relay-kill,consumer-kill,api-kill,api-kill-in-doubt,kafka-stop,db-stop,redis-restart,
-                                reload-storm,redis-aof-kill,reset-during-load,per-user-limit,entry-flood]
+                                reload-storm,redis-aof-kill,reset-during-load,per-user-limit,entry-flood,units-back-in-crowd]
                    [--rate 300] [--duration 60] [--stock N | --stock-share 0.4] [--out DIR]
 
 Orders ask for 1–3 units (uniformly), and the item's stock is by default 40 % of the units the load asks for, so
@@ -26,7 +26,10 @@ users), entry-flood (an item sold through its waiting room: real users enter, po
 their ticket, at a tenth of the rate (each polls too), entering again when refused 429/503 or when their admission
 ended, while throwaway ids flood the room from 32 connections and never order; the sale must sell its whole stock
 to the real users. order-api runs it with 10 s admissions and one waiting ticket per unit left, so that the rounds in
-which the bots' unused admissions hold the units fit in the run and the room's bound binds).
+which the bots' unused admissions hold the units fit in the run and the room's bound binds), units-back-in-crowd (an
+item sold through purchase tokens at half the rate: throwaway ids hold a fifth of the stock with tokens they never
+redeem, the crowd buys the rest and is answered SOLD_OUT from each order-api's memory of the sell-out, then the holds
+expire (order-api runs it with tokens of 10 s) and their units must be sold to the crowd still asking, none unsold).
 
 On the cluster topology (`scripts/stack up --cluster`; the suite follows `scripts/stack topology`) the orders go to
 the two order-apis in turn, and each scenario sells, beside its item, three more on the same Redis shard: one with a
@@ -814,6 +817,38 @@ def entry_flood(run: Run) -> None:
                        + ", ".join(f"{k}: {v}" for k, v in sorted(answers.items())) + ")")
 
 
+def hoards_expire_in_crowd(run: Run) -> None:
+    """Tokens for a fifth of the stock taken at the start under throwaway ids and never redeemed; the crowd buys the
+    rest and is then answered SOLD_OUT, from each order-api's memory of the sell-out; the holds expire
+    (TOKEN_SCENARIO_ENV) and their units come back while the crowd still asks: they must be sold to it, none left
+    unsold (issue 28: a memory of the sell-out must never undersell)."""
+    load = run.load
+    hoard = max(HOARD_UNITS, run.generations[max(run.generations)].baseline // 5)
+    at(load, 0.02 * load.duration_s)
+    run.fault_start = time.monotonic()
+    client = HTTPClient.from_url(URL(API), concurrency=1, connection_timeout=2, network_timeout=10)
+    held, answers = 0, Counter()
+    while held < hoard:
+        units = min(HOARD_UNITS, hoard - held)
+        body = json.dumps({"itemCode": run.item, "userId": f"bot-hoard-{sum(answers.values())}", "quantity": units})
+        r = client.post(TOKENS, body=body, headers=JSON_HEADERS)
+        answers[answer_key(r.status_code, parse_json(r.read()))] += 1
+        if r.status_code == 201:
+            held += units
+        elif r.status_code == 409:
+            break
+    client.close()
+    # the units come back after the token's time to live and its grace, at the next sweep
+    run.fault_end = time.monotonic() + TOKEN_HELD_S
+    run.figures = {"hoarded_units": held, "units_back_at_s": round(run.fault_end - load.started, 2)}
+    issued = ", ".join(f"{k}: {v}" for k, v in sorted(answers.items()))
+    run.description = (f"tokens for {held} units never redeemed ({issued}), their holds expiring "
+                       f"{TOKEN_HELD_S:.0f} s later, during the crowd")
+    gevent.sleep(max(0.0, run.fault_end - time.monotonic()))
+    sold_out = [r.answered_at for r in load.requests if r.code == "SOLD_OUT"]
+    run.figures["sold_out_before_back"] = bool(sold_out) and min(sold_out) < run.fault_end
+
+
 def order_api_with(env: dict[str, str]):
     """order-api restarted with these settings, for one scenario."""
     def restart() -> None:
@@ -827,6 +862,10 @@ def order_api_with(env: dict[str, str]):
 # admissions hold the units fit in the run, and one waiting ticket per unit left instead of ten, so that the room's
 # bound binds under the flood one client process sends on two shared cores (~25 entries a second was seen)
 QUEUE_SCENARIO_ENV = {"FLASHSTOCK_QUEUE_ADMISSION_TTL": "10s", "FLASHSTOCK_QUEUE_WAITING_PER_UNIT": "1"}
+# the units-back scenario's order-api: tokens that expire within the run, after the crowd has sold the rest out
+TOKEN_SCENARIO_ENV = {"FLASHSTOCK_TOKEN_TTL": "10s", "FLASHSTOCK_TOKEN_GRACE": "1s"}
+TOKEN_HELD_S = 12.0  # TTL, grace and a sweep (1 s)
+HOARD_UNITS = 2
 
 
 @dataclass(frozen=True)
@@ -856,12 +895,14 @@ SCENARIOS = {
     "per-user-limit": Scenario(redis_restart, per_user_limit=PER_USER_LIMIT),
     "entry-flood": Scenario(entry_flood, gate="queue", rate_share=0.1, setup=order_api_with(QUEUE_SCENARIO_ENV),
                             teardown=order_api_with({})),
+    "units-back-in-crowd": Scenario(hoards_expire_in_crowd, gate="token", rate_share=0.5,
+                                    setup=order_api_with(TOKEN_SCENARIO_ENV), teardown=order_api_with({})),
 }
 
 
 # what the single topology's Redis (one process, its files in REDIS_DIR) makes possible; the cluster topology has
 # its own Redis faults (flashbench/cluster.py)
-SINGLE_ONLY = frozenset({"redis-restart", "redis-aof-kill", "per-user-limit", "entry-flood"})
+SINGLE_ONLY = frozenset({"redis-restart", "redis-aof-kill", "per-user-limit", "entry-flood", "units-back-in-crowd"})
 
 
 # ---------------------------------------------------------------- judging
@@ -960,7 +1001,7 @@ def judge(outcome: Outcome, run: Run, scenario: Scenario, out: Path) -> None:
     outcome.dead_rows = dead_rows(item)
     if outcome.dead_rows:
         outcome.notes += f"{outcome.dead_rows} outbox rows DEAD; "
-    if scenario.gate == "queue" and run.label is None:
+    if scenario.gate in ("queue", "token") and run.label is None:
         # bots never order: every unit must have gone to a real user, none left unsold
         real = sum(o.units for o in orders.values() if o.generation == generation and not o.user_id.startswith("bot-"))
         outcome.unsold = run.generations[generation].baseline - real
