@@ -2,6 +2,7 @@ package io.flashstock.order;
 
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockKeys;
+import io.flashstock.testsupport.PrivateStack;
 import io.flashstock.testsupport.TestInfrastructure;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -19,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -51,6 +53,20 @@ public abstract class OrderApiIntegrationTest {
         infrastructure.registerDataSource(registry, infrastructure.createDatabase(prefix));
         // never the default warm-up item, which other test runs may use in the same Redis
         registry.add("flashstock.warmup.item-code", () -> uniqueItem("warmup"));
+    }
+
+    /**
+     * A test's private Redis and the orders database at {@code ordersUrl} (one of {@code stack}'s URLs); call from a
+     * {@code @DynamicPropertySource}.
+     */
+    protected static void privateInfrastructure(DynamicPropertyRegistry registry, PrivateStack stack,
+                                                Supplier<Object> ordersUrl) {
+        var infrastructure = TestInfrastructure.get();
+        registry.add("spring.data.redis.host", () -> "127.0.0.1");
+        registry.add("spring.data.redis.port", stack::redisPort);
+        registry.add("spring.datasource.url", ordersUrl);
+        registry.add("spring.datasource.username", infrastructure::dbUser);
+        registry.add("spring.datasource.password", infrastructure::dbPassword);
     }
 
     protected static String uniqueItem(String prefix) {

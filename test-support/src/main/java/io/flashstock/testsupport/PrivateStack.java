@@ -1,10 +1,15 @@
 package io.flashstock.testsupport;
 
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -13,9 +18,11 @@ import java.util.stream.IntStream;
  * Real servers of a test's own, started by {@code scripts/stack} in a private state folder on free ports:
  * for fault tests that stop and start the broker or the database, which must not disturb the servers that
  * other tests share. Needs the native binaries {@code scripts/stack up} installs (redis-server, mariadbd,
- * the Kafka jars).
+ * the Kafka jars). Registered as a test class's extension ({@code @RegisterExtension static final PrivateStack STACK =
+ * PrivateStack.create("…").startingBeforeAll("redis", "mariadb")}) it starts those before the class's tests, before
+ * its {@code @BeforeAll} methods, and is removed after them, after its {@code @AfterAll} methods.
  */
-public final class PrivateStack implements AutoCloseable {
+public final class PrivateStack implements AutoCloseable, BeforeAllCallback, AfterAllCallback {
 
     /** The cluster topology's Redis nodes; their cluster buses listen on as many ports after theirs. */
     private static final int REDIS_CLUSTER_NODES = 6;
@@ -26,6 +33,7 @@ public final class PrivateStack implements AutoCloseable {
     private final int mysqlReplicaPort = FreePort.find();
     private final int kafkaPort = FreePort.find();
     private final int kafkaControllerPort = FreePort.find();
+    private List<String> startedBeforeAll = List.of();
 
     private PrivateStack(Path state, int redisPort) {
         this.redisPort = redisPort;
@@ -74,6 +82,22 @@ public final class PrivateStack implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The components the extension starts before the test class's tests, in this order. */
+    public PrivateStack startingBeforeAll(String... components) {
+        startedBeforeAll = List.of(components);
+        return this;
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        startedBeforeAll.forEach(this::start);
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        close();
     }
 
     /**

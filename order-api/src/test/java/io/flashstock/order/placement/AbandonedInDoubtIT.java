@@ -7,12 +7,11 @@ import io.flashstock.order.OrderApiIntegrationTest;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockKeys;
 import io.flashstock.testsupport.PrivateStack;
-import io.flashstock.testsupport.TestInfrastructure;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -48,7 +47,8 @@ import static org.awaitility.Awaitility.await;
 @DirtiesContext
 class AbandonedInDoubtIT extends OrderApiIntegrationTest {
 
-    private static final PrivateStack STACK = PrivateStack.create("order-api-in-doubt");
+    @RegisterExtension
+    static final PrivateStack STACK = PrivateStack.create("order-api-in-doubt").startingBeforeAll("redis", "mariadb");
     private static final Duration ABANDONED_AFTER = Duration.ofSeconds(2);
     /** The death is seen after ABANDONED_AFTER, then settled within a round (1 s): well within this. */
     private static final Duration SETTLED_WITHIN = Duration.ofSeconds(30);
@@ -63,26 +63,15 @@ class AbandonedInDoubtIT extends OrderApiIntegrationTest {
     @Autowired
     private DataSource dataSource;
 
-    @BeforeAll
-    static void startPrivateServers() {
-        STACK.start("redis").start("mariadb");
-    }
-
     @AfterAll
     static void removePrivateServers() {
         OTHERS.forEach(ConfigurableApplicationContext::close);
         OTHERS.clear();
-        STACK.close();
     }
 
     @DynamicPropertySource
     static void infrastructure(DynamicPropertyRegistry registry) {
-        var infrastructure = TestInfrastructure.get();
-        registry.add("spring.data.redis.host", () -> "127.0.0.1");
-        registry.add("spring.data.redis.port", STACK::redisPort);
-        registry.add("spring.datasource.url", () -> STACK.jdbcUrl("orders"));
-        registry.add("spring.datasource.username", infrastructure::dbUser);
-        registry.add("spring.datasource.password", infrastructure::dbPassword);
+        privateInfrastructure(registry, STACK, () -> STACK.jdbcUrl("orders"));
         registry.add("flashstock.order.in-doubt.abandoned-after", () -> ABANDONED_AFTER.toMillis() + "ms");
         registry.add("flashstock.queue.admission-ttl", () -> "10s");
     }

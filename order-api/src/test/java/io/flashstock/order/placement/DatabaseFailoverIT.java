@@ -4,9 +4,8 @@ import io.flashstock.order.ApiClient;
 import io.flashstock.order.OrderApiIntegrationTest;
 import io.flashstock.testsupport.PrivateStack;
 import io.flashstock.testsupport.TestInfrastructure;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -30,26 +29,13 @@ class DatabaseFailoverIT extends OrderApiIntegrationTest {
 
     private static final Duration RECOVERY = Duration.ofSeconds(30);
 
-    private static final PrivateStack STACK = PrivateStack.withDbReplica("order-api-db-failover");
-
-    @BeforeAll
-    static void startPrivateServers() {
-        STACK.start("redis").start("mariadb").start("mariadb-2");
-    }
-
-    @AfterAll
-    static void removePrivateServers() {
-        STACK.close();
-    }
+    @RegisterExtension
+    static final PrivateStack STACK = PrivateStack.withDbReplica("order-api-db-failover")
+            .startingBeforeAll("redis", "mariadb", "mariadb-2");
 
     @DynamicPropertySource
     static void infrastructure(DynamicPropertyRegistry registry) {
-        var infrastructure = TestInfrastructure.get();
-        registry.add("spring.data.redis.host", () -> "127.0.0.1");
-        registry.add("spring.data.redis.port", STACK::redisPort);
-        registry.add("spring.datasource.url", () -> STACK.failoverJdbcUrl("orders"));
-        registry.add("spring.datasource.username", infrastructure::dbUser);
-        registry.add("spring.datasource.password", infrastructure::dbPassword);
+        privateInfrastructure(registry, STACK, () -> STACK.failoverJdbcUrl("orders"));
     }
 
     @Test

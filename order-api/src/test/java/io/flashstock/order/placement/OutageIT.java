@@ -6,13 +6,11 @@ import io.flashstock.order.OrderApiIntegrationTest;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockKeys;
 import io.flashstock.testsupport.PrivateStack;
-import io.flashstock.testsupport.TestInfrastructure;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
@@ -48,7 +46,8 @@ class OutageIT extends OrderApiIntegrationTest {
     private static final Duration FAST = Duration.ofSeconds(5);
     private static final Duration RECOVERY = Duration.ofSeconds(60);
 
-    private static final PrivateStack STACK = PrivateStack.create("order-api-outage");
+    @RegisterExtension
+    static final PrivateStack STACK = PrivateStack.create("order-api-outage").startingBeforeAll("redis", "mariadb");
 
     @TestConfiguration
     static class CommitFaults {
@@ -127,24 +126,9 @@ class OutageIT extends OrderApiIntegrationTest {
         commits.stopTheDatabase(DatabaseStoppingCommits.Stop.NEVER);
     }
 
-    @BeforeAll
-    static void startPrivateServers() {
-        STACK.start("redis").start("mariadb");
-    }
-
-    @AfterAll
-    static void removePrivateServers() {
-        STACK.close();
-    }
-
     @DynamicPropertySource
     static void infrastructure(DynamicPropertyRegistry registry) {
-        var infrastructure = TestInfrastructure.get();
-        registry.add("spring.data.redis.host", () -> "127.0.0.1");
-        registry.add("spring.data.redis.port", STACK::redisPort);
-        registry.add("spring.datasource.url", () -> STACK.jdbcUrl("orders"));
-        registry.add("spring.datasource.username", infrastructure::dbUser);
-        registry.add("spring.datasource.password", infrastructure::dbPassword);
+        privateInfrastructure(registry, STACK, () -> STACK.jdbcUrl("orders"));
     }
 
     @Test

@@ -3,10 +3,8 @@ package io.flashstock.order.reconciliation;
 import io.flashstock.order.OrderApiIntegrationTest;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.testsupport.PrivateStack;
-import io.flashstock.testsupport.TestInfrastructure;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -27,7 +25,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 @DirtiesContext
 class ReplicaReadsIT extends OrderApiIntegrationTest {
 
-    private static final PrivateStack STACK = PrivateStack.withDbReplica("order-api-replica-reads");
+    @RegisterExtension
+    static final PrivateStack STACK = PrivateStack.withDbReplica("order-api-replica-reads")
+            .startingBeforeAll("redis", "mariadb", "mariadb-2");
 
     @Autowired
     private OrdersReads reads;
@@ -35,24 +35,9 @@ class ReplicaReadsIT extends OrderApiIntegrationTest {
     @Autowired
     private TransactionTemplate transaction;
 
-    @BeforeAll
-    static void startPrivateServers() {
-        STACK.start("redis").start("mariadb").start("mariadb-2");
-    }
-
-    @AfterAll
-    static void removePrivateServers() {
-        STACK.close();
-    }
-
     @DynamicPropertySource
     static void infrastructure(DynamicPropertyRegistry registry) {
-        var infrastructure = TestInfrastructure.get();
-        registry.add("spring.data.redis.host", () -> "127.0.0.1");
-        registry.add("spring.data.redis.port", STACK::redisPort);
-        registry.add("spring.datasource.url", () -> STACK.failoverJdbcUrl("orders"));
-        registry.add("spring.datasource.username", infrastructure::dbUser);
-        registry.add("spring.datasource.password", infrastructure::dbPassword);
+        privateInfrastructure(registry, STACK, () -> STACK.failoverJdbcUrl("orders"));
         registry.add("flashstock.reconciliation.replica.url", () -> STACK.replicaJdbcUrl("orders"));
         registry.add("flashstock.reconciliation.replica.catch-up", () -> "1s");
     }
