@@ -1,7 +1,7 @@
 """The crowd after a sell-out: vegeta against an item that is sold out, at constant rates, with the CPU each
 process of the engine spends per answer (/proc). Every answer should be 409 SOLD_OUT.
 
-    PYTHONPATH=harness .venv/bin/python -m flashbench.soldout --rates 5000,10000,15000 --seconds 20 --out DIR
+    PYTHONPATH=locust .venv/bin/python -m flashbench.soldout --rates 5000,10000,15000 --seconds 20 --out DIR
 
 The item is reset to --units units and sold out with that many orders first. Per rate, DIR gets
 soldout-<rate>.csv.gz (one row per request: ms since the first request, status, latency in µs), and the

@@ -201,12 +201,12 @@ def run_locust(opts: RunOptions, out: Path, sampler: cpu.CpuSampler) -> tuple[fl
     result_file = out / "result.json"
     env = {**os.environ, "ITEM_CODE": opts.item, "QUANTITY": str(opts.quantity), "REQUESTS": str(opts.requests),
            "TARGET_RPS": str(opts.rps), "ARRIVALS": opts.arrivals, "USERS": str(users),
-           "RESULT_FILE": str(result_file), "PYTHONPATH": str(ROOT / "harness"), "ORDER_PATH": ORDER_PATHS[opts.gate],
+           "RESULT_FILE": str(result_file), "PYTHONPATH": str(ROOT / "locust"), "ORDER_PATH": ORDER_PATHS[opts.gate],
            "ORDER_API_URLS": ",".join(f"http://127.0.0.1:{p}" for p in instances("order-api", opts.topology))}
     # an upper bound only: the scenario stops by itself after exactly REQUESTS answers
     max_run_s = int(opts.requests / opts.rps * 3) + 60
     spawn_rate = users if opts.arrivals == "burst" else max(users, 1)
-    cmd = [str(VENV_BIN / "locust"), "-f", str(ROOT / "harness" / "locustfile.py"), "--headless",
+    cmd = [str(VENV_BIN / "locust"), "-f", str(ROOT / "locust" / "locustfile.py"), "--headless",
            "--host", f"http://127.0.0.1:{SERVICES['order-api']}", "-u", str(users), "-r", str(spawn_rate),
            "--run-time", f"{max_run_s}s", "--csv", str(out / "locust"), "--csv-full-history",
            "--html", str(out / "locust.html"), "--only-summary", "--loglevel", "WARNING"]

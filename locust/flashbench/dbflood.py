@@ -2,7 +2,7 @@
 orders/s for 20 s, alone, then again while 10,000 DB-lock orders arrive at 500/s on another item. The engine's
 answers and latency must not suffer from the baseline's queue on its row.
 
-    PYTHONPATH=harness .venv/bin/python -m flashbench.dbflood [--out DIR]      (services up)
+    PYTHONPATH=locust .venv/bin/python -m flashbench.dbflood [--out DIR]      (services up)
 """
 import argparse
 import json

@@ -1,7 +1,7 @@
 """Tuning experiments: runs a list of configurations one after another, each on a freshly reset item with
 the services restarted, and writes the side-by-side percentile table and one comparison chart.
 
-    scripts/bench-matrix [harness/matrix/published.toml] [--requests N] [--out DIR]
+    scripts/bench-matrix [locust/matrix/published.toml] [--requests N] [--out DIR]
 
 A matrix file is TOML: a [defaults] table with any scripts/bench option (requests, rps, arrivals, ...) and
 one [[run]] table per configuration with a `name` and the settings it changes (tomcat_threads, hikari_pool,
@@ -38,7 +38,7 @@ def options_for(entry: dict, defaults: dict, out: Path, build: bool) -> RunOptio
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="scripts/bench-matrix", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("matrix", nargs="?", type=Path, default=ROOT / "harness" / "matrix" / "published.toml")
+    p.add_argument("matrix", nargs="?", type=Path, default=ROOT / "locust" / "matrix" / "published.toml")
     p.add_argument("--requests", type=int, help="override every run's request count (shorter experiments)")
     p.add_argument("--out", type=Path)
     a = p.parse_args(sys.argv[1:] if argv is None else argv)
