@@ -2,7 +2,7 @@
 # Issue 28, target 1: vegeta against a sold-out item, the order-api of main (before) and of branch i28-soldout
 # (after), one after the other in one session on the same stack (AOT cache off for both, same JDK, same settings).
 #   flock /work/wt/box.lock nice -n 19 docs/results/soldout-memory/run.sh BEFORE_JAR
-# BEFORE_JAR: order-api's jar built from main (950870c). The branch's jar is order-api/target's, put back at the end.
+# BEFORE_JAR: order-api's jar built from main before the memory was merged (9407c3e). The jar after is order-api/target's, put back at the end.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 OUT=$ROOT/docs/results/soldout-memory
@@ -12,7 +12,7 @@ KEEP=$(mktemp)
 cp "$JAR" "$KEEP"
 # the services stop before the branch's jar is put back: a JVM whose jar is replaced under it fails
 trap '"$ROOT/scripts/stack" services down || true; cp "$KEEP" "$JAR"; rm -f "$KEEP"' EXIT
-export FLASHSTOCK_AOT=off PYTHONPATH=$ROOT/harness SERVICE_START_TIMEOUT=300
+export FLASHSTOCK_AOT=off PYTHONPATH=$ROOT/locust SERVICE_START_TIMEOUT=300
 
 measure() { # label jar rates
   cp "$2" "$JAR"
