@@ -5,6 +5,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -15,8 +16,12 @@ import tools.jackson.databind.json.JsonMapper;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -45,7 +50,26 @@ class DashboardIT {
     @BeforeAll
     static void start() {
         browser = HeadlessChromium.start();
-        pipeline = new Pipeline(Map.of());
+        pipeline = new Pipeline(processCpuFromTheStack());
+    }
+
+    /**
+     * MariaDB's and Kafka's CPU from the pid files of the native stack the tests run on, as scripts/stack gives them
+     * to order-api.
+     */
+    private static Map<String, String> processCpuFromTheStack() {
+        String state = System.getenv("FLASHSTOCK_STATE");
+        Path stack = state == null || state.isBlank() ? TestInfrastructure.repositoryRoot().resolve(".stack")
+                : Path.of(state);
+        Map<String, String> env = new HashMap<>();
+        for (String process : List.of("mariadb", "kafka")) {
+            Path pidFile = stack.resolve(process).resolve(process + ".pid");
+            if (Files.isRegularFile(pidFile)) {
+                env.put("FLASHSTOCK_DASHBOARD_PROCESSCPU_" + process.toUpperCase(Locale.ROOT),
+                        pidFile.toUri().toString());
+            }
+        }
+        return env;
     }
 
     @AfterAll
@@ -79,6 +103,7 @@ class DashboardIT {
         assertThat(browser.getCurrentUrl()).as("the token leaves the address bar").doesNotContain("token");
         assertThat(text("status")).startsWith("live");
 
+        everyTableFitsTheWindow();
         for (int i = 0; i < 3; i++) {
             assertThat(pipeline.order(item, 1)).isEqualTo(200);
         }
@@ -87,7 +112,8 @@ class DashboardIT {
         // the percentiles cover the last 10 s, so the events applied just now are in them
         await("the end-to-end latency and the processes measured", d -> !text("e2e-p99").equals("—")
                 && !text("latency-p99").equals("—")
-                && browser.findElements(By.cssSelector("#processes tbody tr")).size() == 4
+                && browser.findElements(By.cssSelector("#processes tbody tr")).size()
+                        == (processCpuFromTheStack().isEmpty() ? 4 : 6)
                 && processProblems().isEmpty());
         await("the pipeline drained into the stock database, nothing highlighted", d -> text("verdict").equals("exact")
                 && cell(item, "stock").equals("7") && cell(item, "remaining").equals("7")
@@ -107,7 +133,66 @@ class DashboardIT {
                 && text("verdict").equals("not-exact")
                 && browser.findElement(By.id("verdict")).getAttribute("class").contains("verdict-not-exact"));
 
+        chartsHoldTheLoadAndTheWholeHistoryOnAFreshPage();
         everyGrafanaMetricIsExposed();
+    }
+
+    /**
+     * A short load, a few orders in each of several seconds, then each chart holds points of it: the orders, both
+     * latencies, the backlog and the CPU of every process. A page opened afterwards draws the same points at once,
+     * from order-api's history, not from its own polling.
+     */
+    private void chartsHoldTheLoadAndTheWholeHistoryOnAFreshPage() {
+        String item = "chart-" + UUID.randomUUID().toString().substring(0, 8);
+        pipeline.resetStock(item, 100_000);
+        long deadline = System.nanoTime() + Duration.ofSeconds(4).toNanos();
+        while (System.nanoTime() < deadline) {
+            assertThat(pipeline.order(item, 1)).isEqualTo(200);
+        }
+        List<String> measured = new ArrayList<>(List.of("orders.accepted", "latency.p50", "latency.p99",
+                "e2e.p50", "e2e.p99", "cpu.order-api", "cpu.outbox-relay", "cpu.stock-consumer", "cpu.redis"));
+        List<String> present = new ArrayList<>(List.of("backlog.outbox", "backlog.lag"));
+        if (!processCpuFromTheStack().isEmpty()) {
+            measured.addAll(List.of("cpu.mariadb", "cpu.kafka"));
+        }
+        await("every chart holds points of the load", d -> {
+            Map<String, int[]> points = chartPoints();
+            return measured.stream().allMatch(key -> points.containsKey(key) && points.get(key)[1] > 0)
+                    && present.stream().allMatch(key -> points.containsKey(key) && points.get(key)[0] > 0);
+        });
+        int accepted = chartPoints().get("orders.accepted")[0];
+
+        browser.get("about:blank");
+        browser.get(pipeline.orderApiUrl() + "/dashboard#token=" + Pipeline.ADMIN_TOKEN);
+        new WebDriverWait(browser, Duration.ofSeconds(3)).ignoring(StaleElementReferenceException.class)
+                .withMessage(() -> "a fresh page draws the history it did not see: " + chartPoints().entrySet()
+                        .stream().map(e -> e.getKey() + "=" + e.getValue()[0]).toList())
+                .until(d -> chartPoints().getOrDefault("orders.accepted", new int[2])[0] >= accepted
+                        && chartPoints().get("orders.accepted")[1] > 0);
+    }
+
+    /** Per series of every chart on the page: its points with a value, and those above zero. */
+    private static Map<String, int[]> chartPoints() {
+        Map<String, int[]> points = new HashMap<>();
+        for (WebElement chart : browser.findElements(By.cssSelector("#charts .chart"))) {
+            JsonMapper.builder().build().readTree(chart.getAttribute("data-points")).properties()
+                    .forEach(e -> points.put(e.getKey(), new int[] {e.getValue().get(0).asInt(),
+                            e.getValue().get(1).asInt()}));
+        }
+        return points;
+    }
+
+    /** At 1,280 px and at 1,400 px (where the Pipeline table was cut), no table is wider than its box. */
+    private void everyTableFitsTheWindow() {
+        for (int width : new int[] {1280, 1400}) {
+            browser.manage().window().setSize(new Dimension(width, 1000));
+            await("every table fits at " + width + " px", d -> tablesWiderThanTheirBox().isEmpty());
+        }
+    }
+
+    private static List<?> tablesWiderThanTheirBox() {
+        return (List<?>) browser.executeScript("return [...document.querySelectorAll('table')]"
+                + ".filter(t => t.parentElement.scrollWidth > t.parentElement.clientWidth + 1).map(t => t.id);");
     }
 
     /** The names the provisioned Grafana dashboard's queries use, against the three services' Prometheus text. */

@@ -8,6 +8,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,8 +34,16 @@ class ProcessCpu {
     private final RestClient http;
 
     ProcessCpu(Map<String, List<URI>> sources, RestClient http) {
-        this.sources = sources;
+        // in the page's order whatever the order of the settings (environment variables have none)
+        this.sources = new LinkedHashMap<>();
+        sources.keySet().stream().sorted(Comparator.comparingInt(ProcessCpu::rank).thenComparing(name -> name))
+                .forEach(name -> this.sources.put(name, sources.get(name)));
         this.http = http;
+    }
+
+    private static int rank(String name) {
+        int index = DashboardCharts.PROCESSES.indexOf(name);
+        return index < 0 ? Integer.MAX_VALUE : index;
     }
 
     /** The names of the processes it reads, in their configured order. */
