@@ -18,7 +18,7 @@ import java.util.stream.Collectors;
 
 /**
  * Records of the stock topic that stock-consumer's group has not committed yet: the events not applied in the stock
- * database, since the consumer commits after its transaction. Two small admin calls, so the dashboard reads it every
+ * database, since the consumer commits after its transaction. Three small admin calls, so the dashboard reads it every
  * second; the consumer's own client metrics give only the fetch position, and register per-partition lag late.
  */
 class ConsumerLag {
