@@ -5,7 +5,7 @@ history of requests (flashbench/history.py). A scenario passes only if nothing w
 stock database), no refused order was committed anyway, nothing applied twice, no user went over the per-user
 limit, and the reconciliation is exact. Stranded units (stock Redis can no longer sell) are reported.
 
-    scripts/faults [--scenarios relay-kill,consumer-kill,api-kill,api-kill-in-doubt,kafka-stop,db-stop,redis-restart,
+    scripts/faults [--topology single|cluster] [--scenarios relay-kill,consumer-kill,api-kill,api-kill-in-doubt,kafka-stop,db-stop,redis-restart,
                                 reload-storm,redis-aof-kill,reset-during-load,per-user-limit,entry-flood]
                    [--rate 300] [--duration 60] [--stock N | --stock-share 0.4] [--out DIR]
 
@@ -28,6 +28,16 @@ ended, while throwaway ids flood the room from 32 connections and never order; t
 to the real users. order-api runs it with 10 s admissions and one waiting ticket per unit left, so that the rounds in
 which the bots' unused admissions hold the units fit in the run and the room's bound binds).
 
+On the cluster topology (`scripts/stack up --cluster`; the suite follows `scripts/stack topology`) the orders go to
+the two order-apis in turn, and each scenario sells, beside its item, three more on the same Redis shard: one with a
+per-user limit of 3, one through the token gate, one through the waiting room (SIDE_ITEMS),
+each judged as its own row. Its scenarios (flashbench/cluster.py): redis-primary-kill (the shard's primary SIGKILLed
+before the sell-out, its replica promoted; the gap in selling measured), redis-primary-rejoin (the old primary back
+as a replica while orders flow), slot-migration (the item's slot moved live, key by key), broker-leader-kill (the
+partition's leader SIGKILLed and restarted, 3×), brokers-down (two of three brokers down for 30 s: no outbox row may
+be given up as DEAD), then api-kill, relay-kill and consumer-kill of the first of the two instances. The report adds
+what each measured and every item's time from commit to application before, during and after its fault.
+
 Writes faults.md (the table of docs/reliability.md), faults.json, and for each scenario its reconciliation,
 findings.txt (what the checker found) and answers.csv (every request: when it was sent and answered, its status,
 problem code, order code, units, user and Idempotency-Key).
@@ -45,6 +55,7 @@ import signal
 import subprocess
 import sys
 import time
+import traceback
 import uuid
 from collections import Counter
 from collections.abc import Callable
@@ -57,11 +68,18 @@ import gevent.pool
 from geventhttpclient import HTTPClient, URL
 
 from flashbench import history
-from flashbench.bench import ROOT, SERVICES, STACK, admin_headers, stack_pids, stock_item, wait_until
+from flashbench.bench import ROOT, SERVICES, STACK, admin_headers, stack_pids, wait_until
 
 RECONCILE = ROOT / "scripts" / "reconcile"
 API = f"http://127.0.0.1:{SERVICES['order-api']}"
+# the stack's topology (scripts/stack topology), set by configure_topology: the cluster topology has two order-apis
+# (the load goes to each in turn, an admin call to the first that answers), two stock-consumers and a Redis Cluster
+TOPOLOGY = "single"
+OTHER_APIS: list[str] = []
+OTHER_CONSUMERS: list[str] = []
 REDIS_PORT = os.environ.get("REDIS_PORT", "6379")
+REDIS_NODE_PORTS: list[str] = []  # every node of the Redis Cluster; empty on the single topology
+SECOND_INSTANCE_OFFSET = int(os.environ.get("SERVICE_SECOND_OFFSET", "10"))  # as scripts/lib/cluster.sh
 # where scripts/stack keeps Redis's files; Redis 7 writes its AOF into appendonlydir (the stack keeps that name)
 REDIS_DIR = Path(os.environ.get("FLASHSTOCK_STATE", ROOT / ".stack")) / "redis"
 AOF_DIR = REDIS_DIR / "appendonlydir"
@@ -78,9 +96,11 @@ SETTLED_WITHIN_S = 120.0  # order-api's restart (its AOT cache, or a JIT start),
 LOST_TAIL_S = 1.0  # what appendfsync everysec may lose in a crash of the machine
 FINDINGS_IN_OUTCOME = 20  # faults.json keeps the first ones; findings.txt has them all
 TICKETS = "/order/stock/queue/tickets"
+TOKENS = "/order/stock/tokens"
 JSON_HEADERS = {"Content-Type": "application/json"}
 QUEUE_PATIENCE_S = 300.0  # how long a real user of a waiting room keeps entering and polling
 FLOOD_CLIENTS = 32
+SELLING_GAP_TARGET_S = 10.0  # the cluster topology's Redis failover: last 200 before the kill → first 200 after
 
 
 # ---------------------------------------------------------------- the load
@@ -135,7 +155,9 @@ class Load:
         self.item, self.rate, self.draws = item, rate, draws
         self.duration_s = len(draws) / rate
         self.requests: list[history.Request] = []
-        self.client = HTTPClient.from_url(URL(API), concurrency=400, connection_timeout=2, network_timeout=10)
+        # one client per order-api; the orders go to each in turn
+        self.clients = [HTTPClient.from_url(URL(url), concurrency=400, connection_timeout=2, network_timeout=10)
+                        for url in api_urls()]
         self.started = 0.0
         self.sell_out_s = self.duration_s  # set by the scenario from the draws
         self.pool_size = 2000
@@ -149,14 +171,18 @@ class Load:
     def resume(self) -> None:
         self.sending.set()
 
-    def _one(self, d: Draw) -> None:
+    def client(self, i: int) -> HTTPClient:
+        """The client of the i-th order: the order-apis in turn."""
+        return self.clients[i % len(self.clients)]
+
+    def _one(self, d: Draw, i: int = 0) -> None:
         body = json.dumps({"itemCode": self.item, "userId": d.user_id, "quantity": d.units})
         headers = {"Content-Type": "application/json"}
         if d.idempotency_key:
             headers["Idempotency-Key"] = d.idempotency_key
         sent = time.monotonic()
         try:
-            r = self.client.post("/order/stock/limit", body=body, headers=headers)
+            r = self.client(i).post("/order/stock/limit", body=body, headers=headers)
             payload = parse_json(r.read())
             status, code, order = r.status_code, payload.get("code"), payload.get("orderCode")
         except Exception as e:  # connection refused while order-api is down is an answer of its own kind
@@ -181,7 +207,7 @@ class Load:
                 self.sending.wait()
                 # counted from the spawn: a request spawned and not yet started is in flight too
                 self.in_flight += 1
-                pool.spawn(self._one, d)
+                pool.spawn(self._one, d, i)
             pool.join()
         return gevent.spawn(loop)
 
@@ -198,20 +224,20 @@ class QueueLoad(Load):
         # waiting users hold a greenlet each, not a connection
         self.pool_size = 20_000
 
-    def _one(self, d: Draw) -> None:
+    def _one(self, d: Draw, i: int = 0) -> None:
         sent = time.monotonic()
         try:
-            status, code, order = self._flow(d)
+            status, code, order = self._flow(d, self.client(i))
         except Exception as e:  # connection refused while order-api is down is an answer of its own kind
             status, code, order = -1, type(e).__name__, None
         self.requests.append(history.Request(sent, time.monotonic(), status, code, order, d.units, d.user_id,
                                              d.idempotency_key))
 
-    def _flow(self, d: Draw) -> tuple[int, str | None, str | None]:
+    def _flow(self, d: Draw, client: HTTPClient) -> tuple[int, str | None, str | None]:
         body = json.dumps({"itemCode": self.item, "userId": d.user_id, "quantity": d.units})
         deadline = time.monotonic() + QUEUE_PATIENCE_S
         while time.monotonic() < deadline:
-            r = self.client.post(TICKETS, body=body, headers=JSON_HEADERS)
+            r = client.post(TICKETS, body=body, headers=JSON_HEADERS)
             payload = parse_json(r.read())
             if r.status_code in (429, 503):
                 gevent.sleep(min(5.0, float(r.get("Retry-After") or 1)))
@@ -221,7 +247,7 @@ class QueueLoad(Load):
             ticket = payload
             while ticket.get("status") == "WAITING" and time.monotonic() < deadline:
                 gevent.sleep(max(50, ticket.get("pollAfterMillis") or 250) / 1000)
-                r = self.client.get(f"{TICKETS}/{ticket['ticket']}")
+                r = client.get(f"{TICKETS}/{ticket['ticket']}")
                 polled = parse_json(r.read())
                 if r.status_code == 200:  # a refused poll (503) is tried again
                     ticket = {**polled, "ticket": ticket["ticket"]}
@@ -232,7 +258,7 @@ class QueueLoad(Load):
             headers = {**JSON_HEADERS, "Queue-Ticket": ticket["ticket"]}
             if d.idempotency_key:
                 headers["Idempotency-Key"] = d.idempotency_key
-            r = self.client.post("/order/stock/limit", body=body, headers=headers)
+            r = client.post("/order/stock/limit", body=body, headers=headers)
             payload = parse_json(r.read())
             if r.status_code == 409 and payload.get("code") == "ADMISSION_EXPIRED":
                 continue
@@ -243,6 +269,31 @@ class QueueLoad(Load):
         by_user = {order.user_id: code for code, order in orders.items()}
         return [r if r.status == 200 or r.order_code else dataclasses.replace(r, order_code=by_user.get(r.user_id))
                 for r in self.requests]
+
+
+class TokenLoad(QueueLoad):
+    """Users of a token-gate item, arriving as the orders of Load: each asks for a purchase token (again after
+    Retry-After while refused 429 or 503), then orders with it at once. A flow is recorded as one request, judged
+    as a waiting room's (QueueLoad): by its user's committed order when it was refused."""
+
+    def _flow(self, d: Draw, client: HTTPClient) -> tuple[int, str | None, str | None]:
+        body = json.dumps({"itemCode": self.item, "userId": d.user_id, "quantity": d.units})
+        deadline = time.monotonic() + QUEUE_PATIENCE_S
+        while True:
+            r = client.post(TOKENS, body=body, headers=JSON_HEADERS)
+            payload = parse_json(r.read())
+            if r.status_code in (429, 503) and time.monotonic() < deadline:
+                gevent.sleep(min(5.0, float(r.get("Retry-After") or 1)))
+                continue
+            if r.status_code != 201:
+                return r.status_code, payload.get("code"), None
+            break
+        headers = {**JSON_HEADERS, "Authorization": f"Bearer {payload['token']}"}
+        if d.idempotency_key:
+            headers["Idempotency-Key"] = d.idempotency_key
+        r = client.post("/order/stock/limit", body=body, headers=headers)
+        payload = parse_json(r.read())
+        return r.status_code, payload.get("code"), payload.get("orderCode")
 
 
 def parse_json(raw: bytes) -> dict:
@@ -256,20 +307,32 @@ def parse_json(raw: bytes) -> dict:
 # ---------------------------------------------------------------- talking to the stack
 
 _admin_client: HTTPClient | None = None
+_other_admin_clients: dict[str, HTTPClient] = {}
+
+
+def api_urls() -> list[str]:
+    """Every order-api of the stack: the first, then the cluster topology's second."""
+    return [API, *OTHER_APIS]
 
 
 def admin(method: str, path: str, body: dict | None = None) -> tuple[int, dict]:
-    """An admin request, cooperatively (the load keeps going meanwhile); (-1, {code: error}) if none answered."""
+    """An admin request, cooperatively (the load keeps going meanwhile), to the first order-api that answers;
+    (-1, {code: error}) if none answered."""
     global _admin_client
     if _admin_client is None:
         # a reload waits for the takes in flight (up to the take deadline and the commit timeout)
         _admin_client = HTTPClient.from_url(URL(API), concurrency=32, connection_timeout=5, network_timeout=60)
     headers = {**admin_headers(), "Content-Type": "application/json"}
-    try:
-        r = _admin_client.request(method, path, body=json.dumps(body) if body is not None else b"", headers=headers)
-        return r.status_code, parse_json(r.read())
-    except Exception as e:
-        return -1, {"code": type(e).__name__}
+    answer: tuple[int, dict] = (-1, {})
+    for url in api_urls():
+        client = _admin_client if url == API else _other_admin_clients.setdefault(
+            url, HTTPClient.from_url(URL(url), concurrency=32, connection_timeout=5, network_timeout=60))
+        try:
+            r = client.request(method, path, body=json.dumps(body) if body is not None else b"", headers=headers)
+            return r.status_code, parse_json(r.read())
+        except Exception as e:
+            answer = (-1, {"code": type(e).__name__})
+    return answer
 
 
 def answer_key(status: int, payload: dict) -> str:
@@ -293,6 +356,41 @@ def set_stock(item: str, quantity: int, per_user_limit: int | None, timeout_s: f
         gevent.sleep(0.5)
 
 
+def stock_item(item: str) -> dict:
+    """The stock database's row of the item, from the first stock-consumer that answers; {} if none has it."""
+    import requests
+    for url in [f"http://127.0.0.1:{SERVICES['stock-consumer']}", *OTHER_CONSUMERS]:
+        try:
+            r = requests.get(f"{url}/stock/items/{item}", timeout=5)
+        except requests.RequestException:
+            continue
+        return r.json() if r.status_code == 200 else {}
+    return {}
+
+
+def stack_env() -> dict[str, str]:
+    """The settings `scripts/stack env` prints (its `export A=1 B=2` lines)."""
+    out = subprocess.run([str(STACK), "env"], capture_output=True, text=True, check=True).stdout
+    return dict(pair.split("=", 1) for line in out.splitlines() if line.startswith("export ")
+                for pair in line.split()[1:])
+
+
+def configure_topology(wanted: str | None) -> str:
+    """Follows the stack's topology (`scripts/stack topology`): on the cluster one, the load and the admin calls go
+    to both order-apis, the stock-database probes to either stock-consumer, and Redis is asked as a cluster."""
+    global TOPOLOGY, OTHER_APIS, OTHER_CONSUMERS, REDIS_NODE_PORTS
+    running = subprocess.run([str(STACK), "topology"], capture_output=True, text=True, check=True).stdout.strip()
+    if wanted and wanted != running:
+        raise SystemExit(f"--topology {wanted}, but the stack runs the {running} topology (scripts/stack topology)")
+    TOPOLOGY = running
+    if running == "cluster":
+        env = stack_env()
+        OTHER_APIS = env["ORDER_API_URLS"].split(",")[1:]
+        OTHER_CONSUMERS = [f"http://127.0.0.1:{SERVICES['stock-consumer'] + SECOND_INSTANCE_OFFSET}"]
+        REDIS_NODE_PORTS = [node.rsplit(":", 1)[1] for node in env["SPRING_DATA_REDIS_CLUSTER_NODES"].split(",")]
+    return running
+
+
 def stack(*args: str, env: dict | None = None) -> None:
     subprocess.run([str(STACK), *args], check=True, env=env)
 
@@ -309,12 +407,25 @@ class RedisUnavailable(Exception):
     pass
 
 
+def redis_cli(*args: str, timeout_s: float = 5) -> subprocess.CompletedProcess:
+    """redis-cli against the stack's Redis; on the cluster topology against the first node that answers, following
+    MOVED and ASK (-c) to the node that serves the key."""
+    if not REDIS_NODE_PORTS:
+        return subprocess.run(["redis-cli", "-p", REDIS_PORT, *args], capture_output=True, text=True,
+                              timeout=timeout_s)
+    r = None
+    for port in REDIS_NODE_PORTS:
+        r = subprocess.run(["redis-cli", "-c", "-p", port, *args], capture_output=True, text=True, timeout=timeout_s)
+        if "Could not connect" not in r.stdout + r.stderr:
+            return r
+    return r
+
+
 def redis_counter(item: str) -> int | None:
     """The item's counter; None if Redis holds none. redis-cli exits 0 on error replies (LOADING while it reads
     its AOF), so the answer is told by its text."""
     try:
-        r = subprocess.run(["redis-cli", "-p", REDIS_PORT, "GET", f"stock:{{{item}}}"],
-                           capture_output=True, text=True, timeout=5)
+        r = redis_cli("GET", f"stock:{{{item}}}")
     except subprocess.TimeoutExpired as e:
         raise RedisUnavailable("redis-cli timed out") from e
     out = r.stdout.strip()
@@ -430,6 +541,13 @@ class Run:
     fault_end: float | None = None
     reloads: Counter = field(default_factory=Counter)
     redis_restored: dict = field(default_factory=dict)
+    gate: str = "redis"
+    label: str | None = None  # a side item of the sale (cluster topology): what it adds to the main item
+    sides: list["Run"] = field(default_factory=list)  # the sale's other items, sold at the same time
+    figures: dict = field(default_factory=dict)  # what a cluster fault measured (gaps, promotions, leaders)
+
+    def all_loads(self) -> list[Load]:
+        return [self.load, *(side.load for side in self.sides)]
 
     def record_generation(self, view: dict) -> int:
         """Notes the generation a reset answered with, to judge its orders against its own baseline."""
@@ -567,9 +685,7 @@ def signal_component(name: str, sig: int) -> None:
 
 def in_doubt_left(item: str) -> int:
     """The item's orders held in doubt in Redis (stock:{item}:in-doubt)."""
-    r = subprocess.run(["redis-cli", "-p", REDIS_PORT, "HLEN", f"stock:{{{item}}}:in-doubt"],
-                       capture_output=True, text=True, timeout=5)
-    return int(r.stdout.strip())
+    return int(redis_cli("HLEN", f"stock:{{{item}}}:in-doubt").stdout.strip())
 
 
 def answered_in_doubt(load: Load, since: int) -> int:
@@ -743,6 +859,11 @@ SCENARIOS = {
 }
 
 
+# what the single topology's Redis (one process, its files in REDIS_DIR) makes possible; the cluster topology has
+# its own Redis faults (flashbench/cluster.py)
+SINGLE_ONLY = frozenset({"redis-restart", "redis-aof-kill", "per-user-limit", "entry-flood"})
+
+
 # ---------------------------------------------------------------- judging
 
 @dataclass
@@ -774,11 +895,15 @@ class Outcome:
     reconciliation_exact: bool = False
     findings: list = field(default_factory=list)
     notes: str = ""
+    figures: dict = field(default_factory=dict)  # what a cluster fault measured
+    latency_ms: dict = field(default_factory=dict)  # accepted → applied, by when the order was committed
+    dead_rows: int | None = None  # the item's outbox rows the relay gave up on (DEAD)
 
     @property
     def passed(self) -> bool:
         return (self.oversold == 0 and self.lost == 0 and self.applied_twice == 0 and self.limit_exceeded == 0
-                and self.refused_committed == 0 and self.reconciliation_exact and not self.unsold)
+                and self.refused_committed == 0 and self.reconciliation_exact and not self.unsold
+                and not self.dead_rows)
 
 
 def describe_answers(outcome: Outcome, run: Run) -> None:
@@ -831,7 +956,11 @@ def judge(outcome: Outcome, run: Run, scenario: Scenario, out: Path) -> None:
     outcome.findings = verdict.findings[:FINDINGS_IN_OUTCOME]
     (out / "findings.txt").write_text("".join(f + "\n" for f in verdict.findings) or "nothing found\n")
     outcome.stock = {g: run.generations[g].baseline for g in sorted(run.generations)}
-    if scenario.gate == "queue":
+    outcome.latency_ms = accepted_to_applied(item, run)
+    outcome.dead_rows = dead_rows(item)
+    if outcome.dead_rows:
+        outcome.notes += f"{outcome.dead_rows} outbox rows DEAD; "
+    if scenario.gate == "queue" and run.label is None:
         # bots never order: every unit must have gone to a real user, none left unsold
         real = sum(o.units for o in orders.values() if o.generation == generation and not o.user_id.startswith("bot-"))
         outcome.unsold = run.generations[generation].baseline - real
@@ -848,6 +977,38 @@ def judge(outcome: Outcome, run: Run, scenario: Scenario, out: Path) -> None:
         outcome.notes += "reconciliation: " + " ".join(l for l in rec.stderr.splitlines() if "FAILED" in l) + "; "
     if not verdict.passed:
         outcome.notes += "; ".join(verdict.findings[:3]) + "; "
+
+
+def percentiles(values: list[float]) -> dict:
+    if not values:
+        return {}
+    values = sorted(values)
+    pick = lambda q: round(values[min(len(values) - 1, int(q * len(values)))], 1)  # noqa: E731
+    return {"orders": len(values), "p50": pick(0.5), "p99": pick(0.99), "max": round(values[-1], 1)}
+
+
+def accepted_to_applied(item: str, run: Run) -> dict:
+    """Milliseconds from an order's commit (purchase_order.created_at) to its deduction's application in the stock
+    database (processed_event.processed_at), by when it was committed: before, during and after the fault."""
+    rows = sql("SET time_zone = '+00:00'; SELECT UNIX_TIMESTAMP(o.created_at), "
+               "TIMESTAMPDIFF(MICROSECOND, o.created_at, p.processed_at) / 1000 FROM orders.purchase_order o "
+               f"JOIN stock.processed_event p ON p.event_id = o.event_id WHERE o.item_code = '{item}'")
+    if run.fault_start is None or run.fault_end is None:
+        return {"all": percentiles([float(ms) for _, ms in rows])}
+    # the fault's window on the wall clock the database stamps with
+    offset = time.time() - time.monotonic()
+    start, end = run.fault_start + offset, run.fault_end + offset
+    phases: dict[str, list[float]] = {"before": [], "during": [], "after": []}
+    for committed, ms in rows:
+        at_s = float(committed)
+        phases["before" if at_s < start else "during" if at_s <= end else "after"].append(float(ms))
+    return {phase: percentiles(values) for phase, values in phases.items() if values}
+
+
+def dead_rows(item: str) -> int:
+    (n,), = sql("SELECT COUNT(*) FROM orders.outbox_event e JOIN orders.purchase_order o ON o.event_id = e.event_id "
+                f"WHERE o.item_code = '{item}' AND e.status = 'DEAD'")
+    return int(n)
 
 
 IN_DOUBT_RESULTS = ("committed", "given_back", "recounted")
@@ -900,49 +1061,103 @@ def default_stock(rate: float, duration_s: float, share: float) -> int:
     return max(1, round(share * rate * duration_s * MEAN_UNITS))
 
 
-def run_scenario(name: str, rate: float, duration_s: float, stock: int, out: Path) -> Outcome:
+@dataclass(frozen=True)
+class SideItem:
+    """An item sold beside the scenario's own on the cluster topology, on the same Redis shard, so that one sale
+    puts every gate and the per-user limit through each fault."""
+    label: str
+    gate: str
+    per_user_limit: int | None
+    rate_share: float  # of --rate (and of the stock)
+
+
+SIDE_ITEMS = (SideItem("per-user limit", "redis", PER_USER_LIMIT, 0.2), SideItem("token gate", "token", None, 0.1),
+              SideItem("waiting room", "queue", None, 0.05))
+LOADS = {"redis": Load, "queue": QueueLoad, "token": TokenLoad}
+
+
+def item_name(name: str, near: str | None) -> str:
+    """A fresh item code for the scenario; on the cluster topology one on the same shard as `near`, if given."""
+    while True:
+        item = f"fault-{name}-{uuid.uuid4().hex[:6]}"
+        if near is None or TOPOLOGY != "cluster" or same_shard(item, near):
+            return item
+
+
+def same_shard(item: str, other: str) -> bool:
+    from flashbench import cluster
+    return cluster.slot_owner(cluster.item_slot(item)) == cluster.slot_owner(cluster.item_slot(other))
+
+
+def run_scenario(name: str, rate: float, duration_s: float, stock: int, out: Path) -> list[Outcome]:
+    """Runs one scenario; its outcome, and on the cluster topology one per side item of the sale too."""
     scenario = SCENARIOS[name]
-    item = f"fault-{name}-{uuid.uuid4().hex[:6]}"
-    limit = scenario.per_user_limit
-    rate, stock = rate * scenario.rate_share, max(1, round(stock * scenario.rate_share))
-    draws = draw_orders(int(rate * duration_s), user_pool(stock, limit) if limit else None, seed=item)
-    load = (QueueLoad if scenario.gate == "queue" else Load)(item, rate, draws)
-    units_asked = sum(d.units for d in draws)
-    run = Run(name, item, load, stock_share=stock / units_asked, per_user_limit=limit)
+    plans = [SideItem("", scenario.gate, scenario.per_user_limit, scenario.rate_share)]
+    if TOPOLOGY == "cluster" and scenario.gate == "redis":
+        plans += SIDE_ITEMS
+    runs: list[Run] = []
+    stocks: list[int] = []
+    for plan in plans:
+        item = item_name(name, runs[0].item if runs else None)
+        item_rate, item_stock = rate * plan.rate_share, max(1, round(stock * plan.rate_share))
+        limit = plan.per_user_limit
+        draws = draw_orders(int(item_rate * duration_s), user_pool(item_stock, limit) if limit else None, seed=item)
+        load = LOADS[plan.gate](item, item_rate, draws)
+        runs.append(Run(name, item, load, stock_share=item_stock / sum(d.units for d in draws),
+                        per_user_limit=limit, gate=plan.gate, label=plan.label or None))
+        stocks.append(item_stock)
+    run = runs[0]
+    run.sides = runs[1:]
+    outcomes = []
     try:
+        if TOPOLOGY == "cluster":
+            from flashbench import cluster
+            cluster.ensure_whole()
         if scenario.setup:
             scenario.setup()
-        run.record_generation(set_stock(item, stock, limit, gate=scenario.gate))
-        # the stock database follows the reset through Kafka; wait for it so the run starts from a known state
-        wait_until(lambda: stock_item(item).get("baseline") == stock, 30,
-                   f"the reset of {item} to reach the stock database")
-        sold_out_at = ideal_sell_out(draws, stock, limit)
-        load.sell_out_s = (sold_out_at if sold_out_at is not None else len(draws)) / rate
+        for r, item_stock in zip(runs, stocks):
+            r.record_generation(set_stock(r.item, item_stock, r.per_user_limit, gate=r.gate))
+        for r in runs:
+            baseline = r.generations[max(r.generations)].baseline
+            # the stock database follows the reset through Kafka; wait for it so the run starts from a known state
+            wait_until(lambda: stock_item(r.item).get("baseline") == baseline, 30,
+                       f"the reset of {r.item} to reach the stock database")
+            sold_out_at = ideal_sell_out(r.load.draws, baseline, r.per_user_limit)
+            r.load.sell_out_s = (sold_out_at if sold_out_at is not None else len(r.load.draws)) / r.load.rate
         settled_before = in_doubt_settled()
-        print(f"[faults] {name}: {rate:g}/s for {duration_s:g} s on {item}, stock {stock} of {units_asked} units "
-              f"asked{f', limit {limit} per user' if limit else ''}; it would run out at {load.sell_out_s:.1f} s",
-              file=sys.stderr, flush=True)
-        runner = load.run()
+        for r in runs:
+            print(f"[faults] {name}{' · ' + r.label if r.label else ''}: {r.load.rate:g}/s for {duration_s:g} s on "
+                  f"{r.item} ({r.gate} gate), stock {r.generations[max(r.generations)].baseline} of "
+                  f"{sum(d.units for d in r.load.draws)} units asked"
+                  f"{f', limit {r.per_user_limit} per user' if r.per_user_limit else ''}; it would run out at "
+                  f"{r.load.sell_out_s:.1f} s", file=sys.stderr, flush=True)
+        runners = [r.load.run() for r in runs]
         gevent.sleep(0.1)
         try:
             scenario.inject(run)
         except BaseException:
-            runner.kill()  # or its orders would go on into the next scenario
+            gevent.killall(runners)  # or their orders would go on into the next scenario
             raise
-        runner.join()
-        outcome = Outcome(name, run.description, per_user_limit=limit, reloads=dict(run.reloads),
-                          redis_restored=run.redis_restored)
-        describe_answers(outcome, run)
-        scenario_out = out / name
-        scenario_out.mkdir(parents=True, exist_ok=True)
-        write_answers(load, scenario_out / "answers.csv")
-        judge(outcome, run, scenario, scenario_out)
-        outcome.in_doubt = settled_during(settled_before)
+        gevent.joinall(runners)
+        for r in runs:
+            if r is not run:
+                r.fault_start, r.fault_end, r.description = run.fault_start, run.fault_end, "the same faults"
+            outcome = Outcome(name + (f" · {r.label}" if r.label else ""), r.description, per_user_limit=r.per_user_limit,
+                              reloads=dict(r.reloads), redis_restored=r.redis_restored, figures=dict(r.figures))
+            describe_answers(outcome, r)
+            scenario_out = out / name / (r.label.replace(" ", "-") if r.label else "")
+            scenario_out.mkdir(parents=True, exist_ok=True)
+            write_answers(r.load, scenario_out / "answers.csv")
+            judge(outcome, r, scenario, scenario_out)
+            outcomes.append(outcome)
+        outcomes[0].in_doubt = settled_during(settled_before)
     finally:
         if scenario.teardown:
             scenario.teardown()
-    print(f"[faults] {name}: {'PASS' if outcome.passed else 'FAIL'} {asdict(outcome)}", file=sys.stderr, flush=True)
-    return outcome
+    for outcome in outcomes:
+        print(f"[faults] {outcome.scenario}: {'PASS' if outcome.passed else 'FAIL'} {asdict(outcome)}",
+              file=sys.stderr, flush=True)
+    return outcomes
 
 
 # ---------------------------------------------------------------- the table
@@ -994,10 +1209,40 @@ def restored_notes(outcomes: list[Outcome]) -> str:
     return "\n".join(lines)
 
 
+def latency_cell(figures: dict) -> str:
+    return f"{figures['p50']:g} / {figures['p99']:g} / {figures['max']:g} ({figures['orders']})" if figures else "—"
+
+
+def cluster_notes(outcomes: list[Outcome]) -> str:
+    """What the cluster faults measured (promotions, gaps in selling, leaders killed), and every item's time from
+    commit to application in the stock database before, during and after its fault."""
+    lines = []
+    for o in outcomes:
+        if o.figures:
+            gap = o.figures.get("selling_gap_s")
+            target = (f" (target ≤ {SELLING_GAP_TARGET_S:g} s: {'met' if gap <= SELLING_GAP_TARGET_S else 'MISSED'})"
+                      if gap is not None else "")
+            lines.append(f"- {o.scenario}: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in o.figures.items())
+                         + target)
+    rows = [f"| {o.scenario} | " + " | ".join(latency_cell(o.latency_ms.get(phase, {}))
+                                               for phase in ("before", "during", "after")) + " |"
+            for o in outcomes if o.latency_ms]
+    if rows:
+        lines += ["", "Accepted → applied (commit in the orders database → deduction applied in the stock database), "
+                  "ms, p50 / p99 / max (orders), by when the order was committed:", "",
+                  "| scenario · item | before the fault | during | after |", "|---|---|---|---|", *rows]
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="scripts/faults", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--scenarios", default=",".join(SCENARIOS), help="comma-separated, of: " + ", ".join(SCENARIOS))
+    p.add_argument("--topology", choices=("single", "cluster"),
+                   help="the stack's topology (default: what `scripts/stack topology` says it runs)")
+    p.add_argument("--scenarios", help="comma-separated (default: every scenario of the topology), of: "
+                   + ", ".join(SCENARIOS) + "; on the cluster topology also: redis-primary-kill, "
+                   "redis-primary-rejoin, slot-migration, broker-leader-kill, brokers-down, and not: "
+                   + ", ".join(sorted(SINGLE_ONLY)))
     p.add_argument("--rate", type=float, default=300.0, help="orders per second during each scenario")
     p.add_argument("--duration", type=float, default=60.0, help="seconds of load per scenario")
     p.add_argument("--stock", type=int, help="the item's stock (default: --stock-share of the units asked)")
@@ -1006,10 +1251,15 @@ def main(argv: list[str] | None = None) -> int:
                         "units); default %(default)s")
     p.add_argument("--out", type=Path)
     a = p.parse_args(sys.argv[1:] if argv is None else argv)
-    names = a.scenarios.split(",")
-    unknown = [n for n in names if n not in SCENARIOS]
+    known, default = dict(SCENARIOS), list(SCENARIOS)
+    if configure_topology(a.topology) == "cluster":
+        from flashbench import cluster
+        SCENARIOS.update(cluster.SCENARIOS)
+        known, default = {k: v for k, v in SCENARIOS.items() if k not in SINGLE_ONLY}, cluster.DEFAULT
+    names = a.scenarios.split(",") if a.scenarios else default
+    unknown = [n for n in names if n not in known]
     if unknown:
-        p.error(f"unknown scenarios {', '.join(unknown)}; known: {', '.join(SCENARIOS)}")
+        p.error(f"unknown scenarios {', '.join(unknown)} on the {TOPOLOGY} topology; known: {', '.join(known)}")
     stock = a.stock or default_stock(a.rate, a.duration, a.stock_share)
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     out = a.out or ROOT / "results" / f"{stamp}-faults"
@@ -1017,20 +1267,27 @@ def main(argv: list[str] | None = None) -> int:
     outcomes = []
     for name in names:
         try:
-            outcomes.append(run_scenario(name, a.rate, a.duration, stock, out))
+            outcomes.extend(run_scenario(name, a.rate, a.duration, stock, out))
         except Exception as e:  # one broken scenario must not cost the others' results
             print(f"[faults] {name}: ERROR {e!r}", file=sys.stderr, flush=True)
+            traceback.print_exc()
             outcomes.append(Outcome(name, "not completed", notes=f"error: {e!r}"))
     md = table(outcomes)
     restored = restored_notes(outcomes)
+    measured = cluster_notes(outcomes) if TOPOLOGY == "cluster" else ""
     (out / "faults.md").write_text(f"# Faults under load, {stamp}\n\n`scripts/faults {' '.join(sys.argv[1:])}`\n\n"
-                                   f"{md}\n" + (f"\nRedis restarts:\n\n{restored}\n" if restored else ""))
+                                   f"{md}\n" + (f"\nRedis restarts:\n\n{restored}\n" if restored else "")
+                                   + (f"\nMeasured:\n\n{measured}\n" if measured else ""))
     (out / "faults.json").write_text(json.dumps([asdict(o) for o in outcomes], indent=2))
     print(md)
     if restored:
         print("\n" + restored)
+    if measured:
+        print("\n" + measured)
     return 0 if all(o.passed for o in outcomes) else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # run as flashbench.faults, not __main__: flashbench.cluster imports this module and must share its state
+    from flashbench import faults as module
+    sys.exit(module.main())

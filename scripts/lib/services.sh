@@ -19,8 +19,14 @@ service_env() {
   if [[ $TOPOLOGY == cluster ]]; then
     export SPRING_DATA_REDIS_CLUSTER_NODES=${SPRING_DATA_REDIS_CLUSTER_NODES:-$(redis_cluster_nodes)}
   fi
-  export ORDERS_DB_URL=${ORDERS_DB_URL:-jdbc:mysql://127.0.0.1:$MYSQL_PORT/orders}
-  export STOCK_DB_URL=${STOCK_DB_URL:-jdbc:mysql://127.0.0.1:$MYSQL_PORT/stock}
+  ORDERS_DB_URL=${ORDERS_DB_URL:-$(db_url orders)} STOCK_DB_URL=${STOCK_DB_URL:-$(db_url stock)}
+  export ORDERS_DB_URL STOCK_DB_URL
+  # order-api's reconciliation reads the replica, at the primary's position (docs/architecture.md); a fenced node
+  # answers nothing until rebuilt, and the report reads the primary meanwhile
+  if db_replica_on; then
+    export FLASHSTOCK_RECONCILIATION_REPLICA_URL=${FLASHSTOCK_RECONCILIATION_REPLICA_URL:-jdbc:mysql://127.0.0.1:$(mariadb_port "$(db_other "$(db_primary)")")/orders}
+    export FLASHSTOCK_RECONCILIATION_REPLICA_USERNAME=$DB_READER_USER FLASHSTOCK_RECONCILIATION_REPLICA_PASSWORD=$DB_READER_PASSWORD
+  fi
   export DB_USER DB_PASSWORD STOCK_ADMIN_TOKEN FLASHSTOCK_TOKEN_KEY FLASHSTOCK_RATE_LIMIT_ENABLED
   export KAFKA_BOOTSTRAP_SERVERS=${KAFKA_BOOTSTRAP_SERVERS:-$KAFKA_BOOTSTRAP}
   export STOCK_TOPIC
@@ -41,9 +47,11 @@ service_env() {
 # On a JDK with AOT caches (25+: JEP 483 and 514, classes loaded and linked ahead of time) a service starts from
 # a cache made by one training run per build of its jar, on the jar's extracted layout (a cache names plain jars).
 # It halves order-api's start-up here (docs/performance.md). FLASHSTOCK_AOT=off starts from the jar as built.
+# FLASHSTOCK_AOT_DIR (default: the state folder's services/) lets a second stack use the caches another trained
+# for the same jars (a cache names the absolute paths it was made on, so it is shared, not copied).
 # Sets LAUNCH to the arguments that start the service; a failed training run falls back to the jar.
 service_launch() {
-  local name=$1 jar=$2 java=$3 port=$4 aot; aot=$STATE/services/$(service_module "$1")-aot
+  local name=$1 jar=$2 java=$3 port=$4 aot; aot=${FLASHSTOCK_AOT_DIR:-$STATE/services}/$(service_module "$1")-aot
   local app=$aot/app/${jar##*/} stamp
   LAUNCH=(-jar "$jar")
   [[ ${FLASHSTOCK_AOT:-on} == on ]] || return 0

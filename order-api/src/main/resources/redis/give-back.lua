@@ -27,6 +27,8 @@ if (redis.call('GET', KEYS[2]) or '0') ~= ARGV[2] or (redis.call('GET', KEYS[3])
   return 0
 end
 redis.call('INCRBY', KEYS[1], ARGV[1])
+-- every order-api forgets that the item was sold out (io.flashstock.order.placement.RefusalMemory)
+redis.call('PUBLISH', 'stock:raised', KEYS[1])
 local userKey = KEYS[1] .. ':e' .. ARGV[6] .. ':user:' .. ARGV[3]
 if redis.call('EXISTS', userKey) == 1 then
   redis.call('DECRBY', userKey, ARGV[1])

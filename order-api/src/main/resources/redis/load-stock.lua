@@ -55,4 +55,7 @@ redis.call('DEL', KEYS[4])
 -- stock taken before this load is in the count now (or fenced out of the database): none of it is given back
 redis.call('SET', KEYS[5], ARGV[4])
 redis.call('SET', KEYS[6], redis_life())
+-- every order-api forgets what it knew of the item's sell-out, gate or existence
+-- (io.flashstock.order.placement.RefusalMemory)
+redis.call('PUBLISH', 'stock:raised', KEYS[1])
 return 1

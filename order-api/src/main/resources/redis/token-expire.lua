@@ -41,6 +41,10 @@ for _, id in ipairs(due) do
     end
   end
 end
+if given > 0 then
+  -- every order-api forgets that the item was sold out (io.flashstock.order.placement.RefusalMemory)
+  redis.call('PUBLISH', 'stock:raised', KEYS[1])
+end
 local answer = {tostring(given), tostring(units), tostring(#due)}
 for _, v in ipairs(result) do
   table.insert(answer, v)

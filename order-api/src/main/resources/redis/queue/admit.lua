@@ -1,8 +1,8 @@
 -- One tick of an item's waiting room: expires the unused admissions that ended, then admits waiting tickets
 -- first come, first served, never more units than the counter holds minus those of the unused admissions.
 -- Runs once per tick across every order-api: the tick's lock (SET NX PX) is taken here, or nothing is done.
--- An item with nothing to tick is answered without a write, so that the scheduler stops ticking it (it unlists
--- it from queue:items, which the next entry lists it in again).
+-- An item with nothing to tick is answered without a write, so that the scheduler stops ticking it at every tick
+-- (until its next entry; io.flashstock.order.queue.AdmissionScheduler).
 -- KEYS[1] stock:{item}   KEYS[2] stock:{item}:gen   KEYS[3] stock:{item}:in-doubt   KEYS[4] stock:{item}:gate
 -- ARGV[1] most admissions per tick   ARGV[2] the tick's lock (ms)   ARGV[3] admission TTL (ms)
 -- ARGV[4] ticket TTL (ms)   ARGV[5] most tickets dropped (sold out for them, or gone) per tick

@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -125,11 +126,15 @@ class BrokerOutageIT {
             assertThat(stored(refused).lastError()).as("failed on the broker, not on the record")
                     .doesNotContain("RecordTooLarge");
 
-            stack.start("kafka");
-            await("the refused row's first failure of its own").atMost(Duration.ofSeconds(60))
+            // started beside the check, not before it: scripts/stack returns only once its own readiness probe
+            // (a Kafka tool's JVM) is done, which on a loaded box came 30 s after the relay was publishing again,
+            // long enough for the row's six own failures (23 s of backoff) to make it DEAD unseen
+            CompletableFuture<Void> brokerBack = CompletableFuture.runAsync(() -> stack.start("kafka"));
+            await("the refused row's first failure of its own").atMost(Duration.ofSeconds(90))
                     .until(() -> String.valueOf(stored(refused).lastError()).contains("RecordTooLargeException"));
             assertThat(stored(refused).status()).as("its first failure of its own, after %d claims",
                     stored(refused).attempts()).isEqualTo(OutboxStatus.NEW);
+            brokerBack.join();
             topic.setConfig(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "1048588");
         } finally {
             orders.shutdown();

@@ -23,6 +23,7 @@ public final class PrivateStack implements AutoCloseable {
     private final Map<String, String> env = new HashMap<>();
     private final int redisPort;
     private final int mysqlPort = FreePort.find();
+    private final int mysqlReplicaPort = FreePort.find();
     private final int kafkaPort = FreePort.find();
     private final int kafkaControllerPort = FreePort.find();
 
@@ -56,6 +57,17 @@ public final class PrivateStack implements AutoCloseable {
         return stack;
     }
 
+    /**
+     * A private stack whose database is {@code scripts/stack}'s replicated one ({@code up --db-replica}): a primary
+     * {@code mariadb} and its semi-synchronous replica {@code mariadb-2} (start both, the primary first).
+     */
+    public static PrivateStack withDbReplica(String name) {
+        var stack = new PrivateStack(stateFolder(name), FreePort.find());
+        stack.env.put("FLASHSTOCK_DB_REPLICA", "on");
+        stack.env.put("MYSQL_REPLICA_PORT", Integer.toString(stack.mysqlReplicaPort));
+        return stack;
+    }
+
     private static Path stateFolder(String name) {
         try {
             return Files.createTempDirectory("flashstock-" + name + "-");
@@ -78,6 +90,18 @@ public final class PrivateStack implements AutoCloseable {
         return this;
     }
 
+    /** {@code scripts/stack kill}: SIGKILL of one component, as a crash would. */
+    public PrivateStack kill(String component) {
+        TestInfrastructure.runStack(env, "kill", component);
+        return this;
+    }
+
+    /** {@code scripts/stack db-failover}: the primary fenced, the replica promoted. */
+    public PrivateStack dbFailover() {
+        TestInfrastructure.runStack(env, "db-failover");
+        return this;
+    }
+
     public int redisPort() {
         return redisPort;
     }
@@ -94,6 +118,23 @@ public final class PrivateStack implements AutoCloseable {
 
     public String jdbcUrl(String database) {
         return "jdbc:mysql://127.0.0.1:" + mysqlPort + "/" + database + "?useSSL=false&allowPublicKeyRetrieval=true";
+    }
+
+    /** The port of {@code mariadb-2}, the replica until a failover promotes it ({@link #withDbReplica}). */
+    public int mysqlReplicaPort() {
+        return mysqlReplicaPort;
+    }
+
+    /** The replica's address, {@code mariadb-2} ({@link #withDbReplica}). */
+    public String replicaJdbcUrl(String database) {
+        return "jdbc:mysql://127.0.0.1:" + mysqlReplicaPort + "/" + database + "?useSSL=false&allowPublicKeyRetrieval=true";
+    }
+
+    /** The failover URL of both nodes that {@code scripts/stack} gives the services ({@link #withDbReplica}). */
+    public String failoverJdbcUrl(String database) {
+        return "jdbc:mysql://127.0.0.1:" + mysqlPort + ",127.0.0.1:" + mysqlReplicaPort + "/" + database
+                + "?failOverReadOnly=false&secondsBeforeRetrySource=0&queriesBeforeRetrySource=0&retriesAllDown=2"
+                + "&useSSL=false&allowPublicKeyRetrieval=true";
     }
 
     @Override

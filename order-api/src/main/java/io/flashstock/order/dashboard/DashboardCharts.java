@@ -87,8 +87,10 @@ final class DashboardCharts {
         return percentiles == null ? null : q.apply(percentiles);
     }
 
+    /** A process's cores; of a Redis Cluster, its nodes' sum (the row named "redis (3 nodes)"). */
     private static Double cores(EngineView view, String process) {
-        return view.processes().stream().filter(p -> p.name().equals(process)).findFirst()
+        return view.processes().stream()
+                .filter(p -> p.name().equals(process) || p.name().startsWith(process + " (")).findFirst()
                 .map(ProcessView::cpuCores).orElse(null);
     }
 }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 import static io.flashstock.order.dashboard.ProcessScrapes.ORDER_API;
@@ -84,14 +85,40 @@ final class EngineRates {
             processes.add(new ProcessView(name, cores, scrape.samples().sum(MEMORY_USED), scrape.problem()));
         });
         RedisStats.Reading redis = after.redis();
-        processes.add(new ProcessView("redis", perSecond(before.redis().cpuSeconds(), redis.cpuSeconds(), seconds),
-                redis.memoryBytes() == null ? null : redis.memoryBytes().doubleValue(), redis.problem()));
+        if (redis.nodes().isEmpty()) {
+            processes.add(new ProcessView("redis", perSecond(before.redis().cpuSeconds(), redis.cpuSeconds(), seconds),
+                    bytes(redis.memoryBytes()), redis.problem()));
+        } else {
+            processes.addAll(clusterNodes(before.redis(), redis, seconds));
+        }
         after.cpu().forEach((name, reading) -> {
             ProcessCpu.Reading earlier = before.cpu().get(name);
             processes.add(new ProcessView(name, perSecond(earlier == null ? null : earlier.cpuSeconds(),
                     reading.cpuSeconds(), seconds), null, reading.problem()));
         });
         return processes;
+    }
+
+    /** A Redis Cluster: their sum first, then each node, matched by address (its role changes at a failover). */
+    private static List<ProcessView> clusterNodes(RedisStats.Reading before, RedisStats.Reading redis, double seconds) {
+        List<ProcessView> nodes = new ArrayList<>();
+        for (RedisStats.NodeReading node : redis.nodes()) {
+            Double cpuBefore = before.nodes().stream().filter(n -> n.address().equals(node.address()))
+                    .map(RedisStats.NodeReading::cpuSeconds).findFirst().orElse(null);
+            nodes.add(new ProcessView("redis " + node.address() + " " + node.role(),
+                    perSecond(cpuBefore, node.cpuSeconds(), seconds), bytes(node.memoryBytes()), node.problem()));
+        }
+        Double cores = nodes.stream().map(ProcessView::cpuCores).filter(Objects::nonNull)
+                .reduce(Double::sum).orElse(null);
+        List<ProcessView> views = new ArrayList<>();
+        views.add(new ProcessView("redis (" + nodes.size() + " nodes)", cores, bytes(redis.memoryBytes()),
+                redis.problem()));
+        views.addAll(nodes);
+        return views;
+    }
+
+    private static Double bytes(Long bytes) {
+        return bytes == null ? null : bytes.doubleValue();
     }
 
     private static Double delta(Double before, Double after) {

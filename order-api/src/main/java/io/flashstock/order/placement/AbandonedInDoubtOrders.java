@@ -1,6 +1,7 @@
 package io.flashstock.order.placement;
 
 import io.flashstock.order.stock.Gate;
+import io.flashstock.order.stock.StockItems;
 import io.flashstock.order.stock.StockReload;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -12,7 +13,9 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.stereotype.Component;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -23,22 +26,26 @@ import java.util.concurrent.TimeUnit;
  * Settles the orders in doubt that no live order-api holds: those of an order-api that died (or stopped) before the
  * database answered, which its {@link InDoubtOrders} can no longer settle. From start-up and then every
  * {@code flashstock.order.in-doubt.check-every}, it looks at the items listed with orders in doubt
- * ({@link InDoubtRecords}) and, under the item's lock, so that one order-api at a time settles an item's, takes an
- * entry for abandoned once it is older than {@code abandoned-after} and the mark of life of the order-api holding
- * it has expired ({@link OrderApiLiveness}). It is then settled as its own order-api would have: found committed,
- * it stands; absent, its stock is given back under the same fence (not to a counter loaded since, and once: the
- * record is the guard), its Idempotency-Key forgotten, so that a retry is served, and its pass restored. Entries
- * this version cannot read (an older one's) are settled by recounting the item. On a thread of its own, as a lookup
- * may wait for the database.
+ * ({@link InDoubtRecords}; every {@value #SWEEP_EVERY_ROUNDS}th round, every item sold through Redis that has any)
+ * and, under the item's lock, so that one order-api at a time settles an item's, takes an entry for abandoned once
+ * it is older than {@code abandoned-after} and the mark of life of the order-api holding it has expired
+ * ({@link OrderApiLiveness}). It is then settled as its own order-api would have: found committed, it stands;
+ * absent, its stock is given back under the same fence (not to a counter loaded since, and once: the record is the
+ * guard), its Idempotency-Key forgotten, so that a retry is served, and its pass restored. Entries this version
+ * cannot read (an older one's) are settled by recounting the item. On a thread of its own, as a lookup may wait for
+ * the database.
  */
 @Component
 class AbandonedInDoubtOrders implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(AbandonedInDoubtOrders.class);
+    /** How often, in rounds, every item sold through Redis is looked at, listed or not: 10 s at the default. */
+    static final int SWEEP_EVERY_ROUNDS = 10;
 
     private final InDoubtRecords records;
     private final RedisStockGate gate;
     private final OrderRows rows;
+    private final StockItems stockItems;
     private final OrderApiLiveness liveness;
     private final StockReload reloads;
     private final ObjectProvider<RecordedPasses> passes;
@@ -47,12 +54,14 @@ class AbandonedInDoubtOrders implements SmartLifecycle {
     private final Counter committed;
     private final Counter givenBack;
     private final Counter recounted;
+    private long rounds;
     private ScheduledExecutorService settler;
 
-    AbandonedInDoubtOrders(InDoubtRecords records, RedisStockGate gate, OrderRows rows, OrderApiLiveness liveness,
-                           StockReload reloads, ObjectProvider<RecordedPasses> passes, PlacementSettings settings,
-                           MeterRegistry meters) {
+    AbandonedInDoubtOrders(InDoubtRecords records, RedisStockGate gate, OrderRows rows, StockItems stockItems,
+                           OrderApiLiveness liveness, StockReload reloads, ObjectProvider<RecordedPasses> passes,
+                           PlacementSettings settings, MeterRegistry meters) {
         this.records = records;
+        this.stockItems = stockItems;
         this.gate = gate;
         this.rows = rows;
         this.liveness = liveness;
@@ -71,7 +80,7 @@ class AbandonedInDoubtOrders implements SmartLifecycle {
      * the round ends when the database cannot be reached at all, or Redis fails.
      */
     void settle() {
-        for (String item : records.items()) {
+        for (String item : itemsToLookAt()) {
             try {
                 settle(item);
             } catch (DataAccessException unreachable) {
@@ -79,6 +88,34 @@ class AbandonedInDoubtOrders implements SmartLifecycle {
                 return;
             }
         }
+    }
+
+    /**
+     * The items listed with orders in doubt; every {@value #SWEEP_EVERY_ROUNDS}th round (and the first) also every
+     * item the database sells through Redis that has any. The list is one key of all items: on a Redis Cluster it
+     * lives on one shard, whose outage hides it, and a replica promoted without its last {@code SADD} forgets an
+     * item; the entries themselves live beside the item's counter.
+     */
+    private Collection<String> itemsToLookAt() {
+        if (rounds++ % SWEEP_EVERY_ROUNDS != 0) {
+            return records.items();
+        }
+        var items = new LinkedHashSet<String>();
+        try {
+            items.addAll(records.items());
+        } catch (DataAccessException listUnreadable) {
+            log.debug("the items with orders in doubt could not be listed: {}", listUnreadable.toString());
+        }
+        for (String item : stockItems.countedInRedis()) {
+            try {
+                if (!items.contains(item) && records.anyEntries(item)) {
+                    items.add(item);
+                }
+            } catch (DataAccessException unreachable) {
+                log.debug("orders in doubt of item {} not looked up: {}", item, unreachable.toString());
+            }
+        }
+        return items;
     }
 
     private void settle(String item) {

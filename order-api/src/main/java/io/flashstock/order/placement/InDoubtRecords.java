@@ -50,6 +50,11 @@ class InDoubtRecords {
         return items == null ? Set.of() : items;
     }
 
+    /** Whether the item has any order in doubt, listed or not. */
+    boolean anyEntries(String itemCode) {
+        return Boolean.TRUE.equals(redis.hasKey(StockKeys.inDoubt(itemCode)));
+    }
+
     Entries entries(String itemCode) {
         Map<Object, Object> stored = redis.opsForHash().entries(StockKeys.inDoubt(itemCode));
         var readable = new ArrayList<InDoubtEntry>(stored.size());

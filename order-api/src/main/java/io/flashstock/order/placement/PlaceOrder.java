@@ -27,7 +27,8 @@ import java.util.Optional;
  * (1) and (2)), never higher. A counter the gate cannot sell from (missing, loaded in an earlier life of
  * Redis, or rebuilt while the order was in flight) is rebuilt by {@link StockReload}, and the order refused
  * with nothing sold. An Idempotency-Key whose first answer Redis may have lost since is answered by the database
- * before anything is sold to it ({@link DurableIdempotencyKeys}).
+ * before anything is sold to it ({@link DurableIdempotencyKeys}). A refusal that stands until the item's counter
+ * rises (sold out, another gate, no such item) is answered from {@link RefusalMemory}, without Redis.
  */
 @Service
 public class PlaceOrder {
@@ -49,12 +50,13 @@ public class PlaceOrder {
     private final StockItems items;
     private final StockReload reloads;
     private final OrderMetrics metrics;
+    private final RefusalMemory refusals;
     private final Clock clock;
     private final Duration abandonedAfter;
 
     PlaceOrder(RedisStockGate gate, GroupCommit groupCommit, OrderRows rows, DurableIdempotencyKeys durableKeys,
                InDoubtOrders inDoubt, DatabaseBreaker breaker, StockItems items, StockReload reloads,
-               OrderMetrics metrics, Clock clock, PlacementSettings settings) {
+               OrderMetrics metrics, RefusalMemory refusals, Clock clock, PlacementSettings settings) {
         this.gate = gate;
         this.groupCommit = groupCommit;
         this.rows = rows;
@@ -64,6 +66,7 @@ public class PlaceOrder {
         this.items = items;
         this.reloads = reloads;
         this.metrics = metrics;
+        this.refusals = refusals;
         this.clock = clock;
         this.abandonedAfter = settings.redis().takeDeadline().plus(settings.redis().takeRecordTtl());
     }
@@ -73,6 +76,18 @@ public class PlaceOrder {
             throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE,
                     "the order database is unreachable; no stock was taken");
         }
+        // the crowd after a sell-out is answered here, without a round trip to Redis
+        Optional<Outcome> standing = refusals.recall(command);
+        if (standing.isPresent()) {
+            return standing.get();
+        }
+        long heard = refusals.heard();
+        Outcome outcome = placeThroughGate(command);
+        refusals.remember(command, outcome, heard);
+        return outcome;
+    }
+
+    private Outcome placeThroughGate(OrderCommand command) {
         // made before the gate, so that the gate can store it as the Idempotency-Key's first answer
         String orderCode = uuids.generate().toString();
         GateResult gateResult = metrics.timeRedis(() -> gate.take(command, orderCode));

@@ -13,6 +13,8 @@ import org.springframework.stereotype.Component;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
@@ -42,6 +44,10 @@ class RedisStockGate {
             RedisScripts.load("forget-abandoned.lua", Long.class);
     private static final RedisScript<Long> HOLD_IN_DOUBT =
             RedisScripts.load("hold-in-doubt.lua", Long.class);
+    private static final String SLOT_MOVING = "the item's keys are being moved between Redis nodes (a slot "
+            + "migration); nothing was taken: retry shortly";
+    /** Between two attempts of a step refused while its slot moves: a few keys move in milliseconds. */
+    private static final long SLOT_MOVING_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final String OUTCOME_UNKNOWN =
             "the stock gate (Redis) did not answer; whether it took the stock is unknown";
 
@@ -62,7 +68,9 @@ class RedisStockGate {
     /**
      * Takes the order's quantity if the item has it. A reply that timed out is asked for again until the take
      * deadline; only after it is the order refused without giving anything back, which can only leave Redis
-     * lower than the orders say (reconciliation shows it, a reload repairs it), never oversell.
+     * lower than the orders say (reconciliation shows it, a reload repairs it), never oversell. A take refused
+     * while its Redis Cluster slot moves ({@link #slotMoving}) took nothing: the order is refused at once, unless an
+     * earlier attempt timed out, whose outcome only a take that runs can tell (sent again until the deadline).
      */
     GateResult take(OrderCommand order, String orderCode) {
         return take(order, orderCode, false);
@@ -107,10 +115,33 @@ class RedisStockGate {
                     throw new ProblemException(ProblemType.REDIS_UNAVAILABLE, OUTCOME_UNKNOWN, timedOut);
                 }
             } catch (DataAccessException e) {
-                throw new ProblemException(ProblemType.REDIS_UNAVAILABLE,
-                        timedOut == null ? "the stock gate (Redis) did not answer" : OUTCOME_UNKNOWN, e);
+                if (timedOut == null) {
+                    // refused at once, not waited for: the move may take seconds, and orders waiting for it would
+                    // hold the server's threads
+                    throw new ProblemException(ProblemType.REDIS_UNAVAILABLE,
+                            slotMoving(e) ? SLOT_MOVING : "the stock gate (Redis) did not answer", e);
+                }
+                if (!slotMoving(e) || System.nanoTime() - deadline >= 0) {
+                    throw new ProblemException(ProblemType.REDIS_UNAVAILABLE, OUTCOME_UNKNOWN, e);
+                }
+                // an earlier attempt may have taken: only a take that runs can say so
+                LockSupport.parkNanos(SLOT_MOVING_PAUSE_NANOS);
             }
         }
+    }
+
+    /**
+     * Whether Redis refused the command with {@code TRYAGAIN}: while a Redis Cluster slot moves to another primary,
+     * a command of several keys runs only where all of them are, and a take's keys are never all on one node (its
+     * own record is new: it exists on neither). The script did not run, so sending it again is safe.
+     */
+    private static boolean slotMoving(DataAccessException e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause.getMessage() != null && cause.getMessage().startsWith("TRYAGAIN")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private GateResult takeOnce(OrderCommand order, String orderCode, List<String> keys) {
@@ -237,6 +268,11 @@ class RedisStockGate {
                 if (System.nanoTime() - deadline >= 0) {
                     throw e;
                 }
+            } catch (DataAccessException e) {
+                if (!slotMoving(e) || System.nanoTime() - deadline >= 0) {
+                    throw e;
+                }
+                LockSupport.parkNanos(SLOT_MOVING_PAUSE_NANOS);
             }
         }
     }

@@ -11,9 +11,6 @@ import io.flashstock.order.stock.StockKeys;
  */
 final class QueueKeys {
 
-    /** Items with a waiting room, scored by their last entry (ms): the ones the scheduler ticks. */
-    static final String ITEMS = "queue:items";
-
     private QueueKeys() {
     }
 

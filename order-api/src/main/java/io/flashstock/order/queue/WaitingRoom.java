@@ -7,9 +7,7 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.stereotype.Component;
 
-import java.time.Clock;
 import java.util.List;
-import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -34,7 +32,7 @@ class WaitingRoom {
     /**
      * One tick of an item: {@code ticked} false when another order-api had the tick, or there was nothing to tick;
      * {@code idle} when there was nothing to tick (nobody waits and no admission is unused, or the item's gate is
-     * no longer {@code queue}): the item need not be ticked until its next entry.
+     * no longer {@code queue}): the item need not be ticked at every tick until its next entry.
      */
     record Tick(boolean ticked, boolean idle, int admitted, int expired, long waiting, long admittedUnits) {
     }
@@ -50,12 +48,12 @@ class WaitingRoom {
 
     private final StringRedisTemplate redis;
     private final QueueSettings settings;
-    private final Clock clock;
+    private final ActiveRooms active;
 
-    WaitingRoom(StringRedisTemplate redis, QueueSettings settings, Clock clock) {
+    WaitingRoom(StringRedisTemplate redis, QueueSettings settings, ActiveRooms active) {
         this.redis = redis;
         this.settings = settings;
-        this.clock = clock;
+        this.active = active;
     }
 
     Entered enter(Ticket ticket, String userId, int quantity) {
@@ -67,7 +65,7 @@ class WaitingRoom {
         var entered = new Entered((String) reply.get(0), reply.size() > 1 ? (String) reply.get(1) : null,
                 reply.size() > 2 && "QUEUE_FULL".equals(reply.get(0)) ? Long.parseLong((String) reply.get(2)) : 0);
         if ("WAITING".equals(entered.verdict())) {
-            call(() -> redis.opsForZSet().add(QueueKeys.ITEMS, item, clock.millis()));
+            active.entered(item);
         }
         return entered;
     }
@@ -83,18 +81,6 @@ class WaitingRoom {
                 (String) reply.get(5));
     }
 
-    /**
-     * The items to tick: those whose waiting rooms had an entry within a ticket's lifetime (older ones are
-     * forgotten) and were not found idle since ({@link #unlist}).
-     */
-    Set<String> activeItems() {
-        return call(() -> {
-            redis.opsForZSet().removeRangeByScore(QueueKeys.ITEMS, Double.NEGATIVE_INFINITY,
-                    clock.millis() - settings.ticketTtl().toMillis());
-            return redis.opsForZSet().range(QueueKeys.ITEMS, 0, -1);
-        });
-    }
-
     Tick admit(String item) {
         List<?> reply = call(() -> redis.execute(QueueScripts.ADMIT, List.of(StockKeys.counter(item),
                         StockKeys.generation(item), StockKeys.inDoubt(item), StockKeys.gate(item)),
@@ -107,31 +93,6 @@ class WaitingRoom {
         }
         return new Tick(true, false, Integer.parseInt((String) reply.get(1)), Integer.parseInt((String) reply.get(2)),
                 Long.parseLong((String) reply.get(3)), Long.parseLong((String) reply.get(4)));
-    }
-
-    /**
-     * Takes an item whose tick was idle off the items ticked, then ticks it again and lists it again unless that
-     * tick is idle too. The second look is what makes it safe against an entry at the same time: an entry lists
-     * its item after its script ran, so either that listing comes after this removal, or the entry's ticket is
-     * seen waiting by the second look. An unused admission a failed order restores (queue/give-back.lua) while
-     * the item is unlisted is ended by the first tick after the next entry; the poll and the order already read
-     * its end by Redis's clock.
-     *
-     * @return the second look's tick
-     */
-    Tick unlist(String item) {
-        call(() -> redis.opsForZSet().remove(QueueKeys.ITEMS, item));
-        Tick again;
-        try {
-            again = admit(item);
-        } catch (RuntimeException unknown) {
-            call(() -> redis.opsForZSet().add(QueueKeys.ITEMS, item, clock.millis()));
-            throw unknown;
-        }
-        if (!again.idle()) {
-            call(() -> redis.opsForZSet().add(QueueKeys.ITEMS, item, clock.millis()));
-        }
-        return again;
     }
 
     private static <T> T call(Supplier<T> command) {

@@ -41,7 +41,7 @@ public class Reconciliation {
     static final String NO_ANOMALIES = "no-anomalies";
     static final String NOT_OVERSOLD = "not-oversold";
 
-    private final JdbcClient orders;
+    private final OrdersReads ordersReads;
     private final StringRedisTemplate redis;
     private final KafkaPositions kafka;
     private final RestClient stockConsumer;
@@ -53,10 +53,10 @@ public class Reconciliation {
      * {@code waitingRooms}: the waiting rooms' tickets and admissions; {@code heldUnits}: the units the token gate's
      * unused tokens hold, outside the counter and the orders (null without a token gate).
      */
-    public Reconciliation(JdbcClient orders, StringRedisTemplate redis, KafkaPositions kafka, RestClient stockConsumer,
-                          Clock clock, WaitingRoomFigures waitingRooms, HeldUnits heldUnits) {
+    public Reconciliation(OrdersReads ordersReads, StringRedisTemplate redis, KafkaPositions kafka,
+                          RestClient stockConsumer, Clock clock, WaitingRoomFigures waitingRooms, HeldUnits heldUnits) {
         this.heldUnits = heldUnits;
-        this.orders = orders;
+        this.ordersReads = ordersReads;
         this.redis = redis;
         this.kafka = kafka;
         this.stockConsumer = stockConsumer;
@@ -71,8 +71,10 @@ public class Reconciliation {
         // a row counted is then unsent, or sent before its end was read, so either below the committed offsets
         // (applied before the stock database was read) or in the lag
         KafkaPositions.Consumed consumed = kafka.consumed();
-        List<Baseline> baselines = baselines(itemCode);
-        Map<String, OrderTotals> totals = orderTotals(itemCode);
+        OrdersReads.Source source = ordersReads.begin();
+        JdbcClient orders = source.jdbc();
+        List<Baseline> baselines = baselines(orders, itemCode);
+        Map<String, OrderTotals> totals = orderTotals(orders, itemCode);
         StockLedger ledger = stockLedger();
         long unsentEverywhere = orders.sql("SELECT COUNT(*) FROM outbox_event WHERE status = ?")
                 .param(OutboxStatus.NEW.name()).query(Long.class).single();
@@ -84,7 +86,7 @@ public class Reconciliation {
             items.add(reconcile(b, totals.getOrDefault(b.itemCode(), OrderTotals.NONE), position, ledger));
         }
         boolean exact = items.stream().flatMap(i -> i.invariants().stream()).allMatch(Invariant::holds);
-        return new ReconciliationReport(clock.instant(), exact, drained, position, items);
+        return new ReconciliationReport(clock.instant(), exact, drained, position, items, source.read());
     }
 
     private ItemReconciliation reconcile(Baseline b, OrderTotals t, KafkaPosition position,
@@ -206,7 +208,7 @@ public class Reconciliation {
         static final OrderTotals NONE = new OrderTotals(0, 0, 0, 0, 0, 0, 0, 0);
     }
 
-    private List<Baseline> baselines(Optional<String> itemCode) {
+    private static List<Baseline> baselines(JdbcClient orders, Optional<String> itemCode) {
         return orders.sql("SELECT item_code, generation, baseline, per_user_limit, gate, db_remaining FROM stock_item"
                         + itemCode.map(c -> " WHERE item_code = :item").orElse("") + " ORDER BY item_code")
                 .params(itemParams(itemCode))
@@ -216,7 +218,7 @@ public class Reconciliation {
     }
 
     /** Orders of each item's current generation, and how many of them have their outbox row. */
-    private Map<String, OrderTotals> orderTotals(Optional<String> itemCode) {
+    private static Map<String, OrderTotals> orderTotals(JdbcClient orders, Optional<String> itemCode) {
         return orders.sql("""
                         SELECT o.item_code, COUNT(*), COALESCE(SUM(o.quantity), 0), COUNT(e.id),
                                COALESCE(SUM(CASE WHEN e.id IS NULL THEN 0 ELSE o.quantity END), 0),

@@ -17,7 +17,7 @@ import java.time.Clock;
 import java.util.Map;
 
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties(ReconciliationSettings.class)
+@EnableConfigurationProperties({ReconciliationSettings.class, ReplicaReadSettings.class})
 class ReconciliationConfiguration {
 
     @Bean(destroyMethod = "close")
@@ -31,7 +31,12 @@ class ReconciliationConfiguration {
     }
 
     @Bean
-    Reconciliation reconciliation(JdbcClient jdbc, StringRedisTemplate redis, Admin reconciliationKafkaAdmin,
+    OrdersReads reconciliationOrdersReads(JdbcClient jdbc, ReplicaReadSettings replica) {
+        return OrdersReads.of(jdbc, replica);
+    }
+
+    @Bean
+    Reconciliation reconciliation(OrdersReads reconciliationOrdersReads, StringRedisTemplate redis, Admin reconciliationKafkaAdmin,
                                   ReconciliationSettings properties, RestClient.Builder restClients, Clock clock,
                                   WaitingRoomFigures waitingRooms, ObjectProvider<HeldUnits> heldUnits) {
         var requests = new SimpleClientHttpRequestFactory();
@@ -39,7 +44,7 @@ class ReconciliationConfiguration {
         requests.setReadTimeout(properties.timeout());
         RestClient stockConsumer = restClients.clone().baseUrl(properties.stockConsumerUrl().toString())
                 .requestFactory(requests).build();
-        return new Reconciliation(jdbc, redis, new KafkaPositions(reconciliationKafkaAdmin, properties), stockConsumer,
+        return new Reconciliation(reconciliationOrdersReads, redis, new KafkaPositions(reconciliationKafkaAdmin, properties), stockConsumer,
                 clock, waitingRooms, heldUnits.getIfAvailable());
     }
 }

@@ -14,7 +14,16 @@ import java.util.List;
  * {@code exact} is true only when every invariant of every item holds.
  */
 public record ReconciliationReport(Instant generatedAt, boolean exact, boolean drained, KafkaPosition kafka,
-                                   List<ItemReconciliation> items) {
+                                   List<ItemReconciliation> items, OrdersRead ordersRead) {
+
+    /**
+     * Where the orders, outbox rows and baselines were read: {@code primary}, or {@code replica} once it had applied
+     * the primary's binary log up to {@code gtidPosition}, read when the report began; {@code note} says why the
+     * primary when a replica is set.
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record OrdersRead(String source, String gtidPosition, String note) {
+    }
 
     /** The stock topic's end offsets against the consumer group's committed offsets, summed over partitions. */
     public record KafkaPosition(String topic, String group, long endOffsets, long committedOffsets, long lag,

@@ -7,6 +7,7 @@ import org.springframework.stereotype.Component;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -38,6 +39,12 @@ public class StockItems {
     public Optional<Gate> gate(String itemCode) {
         return jdbc.sql("SELECT gate FROM stock_item WHERE item_code = ?").param(itemCode)
                 .query(String.class).optional().map(Gate::fromColumn);
+    }
+
+    /** The items whose units are counted in Redis: every gate but the database's. */
+    public List<String> countedInRedis() {
+        return jdbc.sql("SELECT item_code FROM stock_item WHERE gate <> ?").param(Gate.DB_LOCK.code())
+                .query(String.class).list();
     }
 
     public Optional<StockItem> find(String itemCode) {

@@ -16,6 +16,14 @@ public final class StockKeys {
         return "stock:{" + itemCode + "}";
     }
 
+    /** The item whose {@link #counter} {@code counterKey} is. */
+    public static String itemOf(String counterKey) {
+        if (!counterKey.startsWith("stock:{") || !counterKey.endsWith("}")) {
+            throw new IllegalArgumentException("not an item's counter: " + counterKey);
+        }
+        return counterKey.substring("stock:{".length(), counterKey.length() - 1);
+    }
+
     /** The stock generation, raised by every reset. */
     public static String generation(String itemCode) {
         return counter(itemCode) + ":gen";

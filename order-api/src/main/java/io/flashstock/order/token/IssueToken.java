@@ -5,6 +5,7 @@ import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 import io.flashstock.order.placement.OrderWrites;
 import io.flashstock.order.placement.Outcome.Counted;
 import io.flashstock.order.placement.OrderMetrics;
+import io.flashstock.order.placement.RefusalMemory;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockItems;
 import io.flashstock.order.stock.StockReload;
@@ -55,14 +56,16 @@ class IssueToken {
     private final StockItems items;
     private final StockReload reloads;
     private final OrderMetrics.Outcomes outcomes;
+    private final RefusalMemory refusals;
 
     IssueToken(Optional<TokenCodec> tokenCodec, TokenHolds holds, StockItems items, StockReload reloads,
-               OrderWrites orders) {
+               OrderWrites orders, RefusalMemory refusals) {
         this.codec = tokenCodec;
         this.holds = holds;
         this.items = items;
         this.reloads = reloads;
         this.outcomes = orders.outcomes(Gate.TOKEN);
+        this.refusals = refusals;
     }
 
     /** @return the token, or why there is none */
@@ -73,6 +76,21 @@ class IssueToken {
     /** The issue of the token {@code id}; package-private so that a test may send the same issue twice. */
     Outcome issue(String itemCode, String userId, int quantity, String id) {
         TokenCodec signer = codec.orElseThrow(RedeemToken::disabled);
+        // the crowd after a sell-out is answered here, without a round trip to Redis
+        Optional<Refused> standing = refusals.recall(itemCode, Gate.TOKEN, quantity).map(IssueToken::refused);
+        if (standing.isPresent()) {
+            outcomes.count(counted(standing.get()));
+            return standing.get();
+        }
+        long heard = refusals.heard();
+        Outcome outcome = issueThroughGate(signer, itemCode, userId, quantity, id);
+        if (outcome instanceof Refused refused) {
+            refusals.remember(itemCode, Gate.TOKEN, asOrder(refused), heard);
+        }
+        return outcome;
+    }
+
+    private Outcome issueThroughGate(TokenCodec signer, String itemCode, String userId, int quantity, String id) {
         TokenHolds.Issue issue;
         try {
             issue = holds.issue(itemCode, userId, quantity, id);
@@ -123,6 +141,39 @@ class IssueToken {
             return new Refused.WrongGate(Gate.DB_LOCK);
         }
         throw rebuilding(itemCode);
+    }
+
+    /** A refusal {@link RefusalMemory} recalled, as an issue's (it recalls no limit: that is the user's). */
+    private static Refused refused(io.flashstock.order.placement.Outcome recalled) {
+        if (recalled instanceof io.flashstock.order.placement.Outcome.SoldOut soldOut) {
+            return new Refused.SoldOut(soldOut.remaining());
+        }
+        if (recalled instanceof io.flashstock.order.placement.Outcome.WrongGate wrongGate) {
+            return new Refused.WrongGate(wrongGate.gate());
+        }
+        return new Refused.UnknownItem();
+    }
+
+    /** An issue's refusal as an order's, the terms {@link RefusalMemory} remembers in. */
+    private static io.flashstock.order.placement.Outcome asOrder(Refused refused) {
+        if (refused instanceof Refused.SoldOut soldOut) {
+            return new io.flashstock.order.placement.Outcome.SoldOut(soldOut.remaining());
+        }
+        if (refused instanceof Refused.LimitReached limit) {
+            return new io.flashstock.order.placement.Outcome.LimitReached(limit.bought(), limit.limit());
+        }
+        if (refused instanceof Refused.WrongGate wrongGate) {
+            return new io.flashstock.order.placement.Outcome.WrongGate(wrongGate.gate());
+        }
+        return new io.flashstock.order.placement.Outcome.UnknownItem();
+    }
+
+    /** How a recalled refusal is counted: as the gate's answer would have been. */
+    private static Counted counted(Refused refused) {
+        if (refused instanceof Refused.SoldOut) {
+            return Counted.SOLD_OUT;
+        }
+        return refused instanceof Refused.WrongGate ? Counted.WRONG_GATE : Counted.UNKNOWN_ITEM;
     }
 
     private ProblemException rebuilding(String itemCode) {

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -92,6 +93,27 @@ class EngineRatesTest {
         assertThat(EngineRates.between(after, after, after).latency()).as("nothing observed").isNull();
     }
 
+    @Test
+    void aRedisClustersNodesAreShownEachAndSummedMatchedByAddressAcrossAFailover() {
+        var before = new EngineSample(T0, Map.of(), new RedisStats.Reading(3000L, 12.0, null, List.of(
+                new RedisStats.NodeReading("127.0.0.1:7000", "primary", 1000L, 10.0, null),
+                new RedisStats.NodeReading("127.0.0.1:7001", "replica", 2000L, 2.0, null))), Map.of(), null);
+        // the replica was promoted meanwhile
+        var after = new EngineSample(T0.plusSeconds(2), Map.of(), new RedisStats.Reading(3500L, 13.0, null, List.of(
+                new RedisStats.NodeReading("127.0.0.1:7000", "replica", 1500L, 10.5, null),
+                new RedisStats.NodeReading("127.0.0.1:7001", "primary", 2000L, 2.5, null))), Map.of(), null);
+
+        var view = EngineRates.between(before, before, after);
+        var processes = view.processes();
+
+        assertThat(processes).containsExactly(
+                new EngineView.ProcessView("redis (2 nodes)", 0.5, 3500.0, null),
+                new EngineView.ProcessView("redis 127.0.0.1:7000 replica", 0.25, 1500.0, null),
+                new EngineView.ProcessView("redis 127.0.0.1:7001 primary", 0.25, 2000.0, null));
+        assertThat(DashboardCharts.values(view)[DashboardCharts.SERIES.stream().map(DashboardCharts.Series::key)
+                .toList().indexOf("cpu.redis")]).as("the CPU chart's redis line: the nodes' sum").isEqualTo(0.5f);
+    }
+
     private static String buckets(Map<Double, Integer> counts, int total) {
         var text = new StringBuilder();
         new java.util.TreeMap<>(counts).forEach((le, count) -> text.append(
@@ -110,6 +132,6 @@ class EngineRatesTest {
         scrapes.put(ProcessScrapes.ORDER_API, new Scrape(Samples.parse(orderApi), null));
         scrapes.put(ProcessScrapes.OUTBOX_RELAY, new Scrape(Samples.parse(relay), null));
         scrapes.put(ProcessScrapes.STOCK_CONSUMER, Scrape.failed("down"));
-        return new EngineSample(at, scrapes, new RedisStats.Reading(1024L, 1.0, null), cpu, null);
+        return new EngineSample(at, scrapes, new RedisStats.Reading(1024L, 1.0, null, List.of()), cpu, null);
     }
 }

@@ -1,5 +1,6 @@
 package io.flashstock.order.placement;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.flashstock.order.ApiClient;
 import io.flashstock.order.OrderApiApplication;
 import io.flashstock.order.OrderApiIntegrationTest;
@@ -25,6 +26,8 @@ import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.support.DefaultTransactionStatus;
 
 import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,6 +60,8 @@ class AbandonedInDoubtIT extends OrderApiIntegrationTest {
     private Environment environment;
     @Autowired
     private MeterRegistry meters;
+    @Autowired
+    private DataSource dataSource;
 
     @BeforeAll
     static void startPrivateServers() {
@@ -139,18 +144,18 @@ class AbandonedInDoubtIT extends OrderApiIntegrationTest {
     }
 
     @Test
-    void ordersInDoubtOfAnOrderApiThatDiedAreSettledOnceByTheOthersAndTheirKeysAnswer() {
+    void ordersInDoubtOfAnOrderApiThatDiedAreSettledOnceByTheOthersAndTheirKeysAnswer() throws SQLException {
         String item = uniqueItem("orphans");
         setStock(item, 10, null);
         Dying dying = startDying();
         String committedCode = dying.inDoubt(DatabaseStoppingCommits.Stop.AFTER_COMMIT, item, "ada", 2,
                 "Idempotency-Key", "committed-then-died");
-        STACK.start("mariadb");
+        restartDatabase();
         dying.inDoubt(DatabaseStoppingCommits.Stop.BEFORE_COMMIT, item, "bob", 3, "Idempotency-Key", "lost-then-died");
         assertThat(redisCounter(item)).as("both keep their units while in doubt").isEqualTo(5);
         assertThat(redis.opsForHash().size(StockKeys.inDoubt(item))).isEqualTo(2);
         dying.die();
-        STACK.start("mariadb");
+        restartDatabase();
         double[] before = settledEverywhere();
         // a new order-api, which settles what it finds at start-up as well; ours settles in the background
         ConfigurableApplicationContext successor = anotherOrderApi(false);
@@ -175,7 +180,7 @@ class AbandonedInDoubtIT extends OrderApiIntegrationTest {
     }
 
     @Test
-    void aWaitingRoomHeldUpByTheOrdersInDoubtOfAnOrderApiThatDiedMovesAgain() {
+    void aWaitingRoomHeldUpByTheOrdersInDoubtOfAnOrderApiThatDiedMovesAgain() throws SQLException {
         String givenBackItem = uniqueItem("q-orphan-lost");
         String soldItem = uniqueItem("q-orphan-sold");
         setStock(givenBackItem, 2, null, Gate.QUEUE);
@@ -183,7 +188,7 @@ class AbandonedInDoubtIT extends OrderApiIntegrationTest {
         Dying dying = startDying();
         dying.inDoubt(DatabaseStoppingCommits.Stop.BEFORE_COMMIT, givenBackItem, "cai", 2, OrderController.QUEUE_TICKET,
                 admitted(givenBackItem, "cai", 2));
-        STACK.start("mariadb");
+        restartDatabase();
         dying.inDoubt(DatabaseStoppingCommits.Stop.AFTER_COMMIT, soldItem, "dee", 2, OrderController.QUEUE_TICKET,
                 admitted(soldItem, "dee", 2));
         // the counters are at 0, and the units in doubt may come back: the heads wait
@@ -192,7 +197,7 @@ class AbandonedInDoubtIT extends OrderApiIntegrationTest {
         assertThat(status(waitsForUnits)).isEqualTo("WAITING");
         assertThat(status(waitsForSellOut)).isEqualTo("WAITING");
         dying.die();
-        STACK.start("mariadb");
+        restartDatabase();
 
         await("the head of the room whose units came back is admitted").atMost(DEADLINE)
                 .pollInterval(Duration.ofMillis(100)).until(() -> status(waitsForUnits), "ADMITTED"::equals);
@@ -204,6 +209,24 @@ class AbandonedInDoubtIT extends OrderApiIntegrationTest {
         assertThat(orderedQuantity(soldItem)).isEqualTo(2);
         assertThat(redisCounter(givenBackItem)).isZero();
         assertThat(redisCounter(soldItem)).isZero();
+    }
+
+    /**
+     * Starts the database again and waits until this order-api's pool hands out a live connection. Hikari backs
+     * off up to 5 s between attempts while the database is down, and each order-api answers DATABASE_UNAVAILABLE
+     * until its pool has reconnected; the connections from before the stop are evicted, not handed out.
+     */
+    private void restartDatabase() throws SQLException {
+        STACK.start("mariadb");
+        dataSource.unwrap(HikariDataSource.class).getHikariPoolMXBean().softEvictConnections();
+        await("this order-api's pool reconnects").atMost(DEADLINE).pollInterval(Duration.ofMillis(100))
+                .ignoreExceptions().until(this::poolHandsALiveConnection);
+    }
+
+    private boolean poolHandsALiveConnection() throws SQLException {
+        try (Connection connection = dataSource.getConnection()) {
+            return connection.isValid(1);
+        }
     }
 
     private String admitted(String item, String user, int quantity) {

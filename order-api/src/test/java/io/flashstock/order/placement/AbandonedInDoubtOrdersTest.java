@@ -1,6 +1,7 @@
 package io.flashstock.order.placement;
 
 import io.flashstock.order.stock.Gate;
+import io.flashstock.order.stock.StockItems;
 import io.flashstock.order.stock.StockReload;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -49,7 +50,9 @@ class AbandonedInDoubtOrdersTest {
     private final OrderApiLiveness liveness = mock(OrderApiLiveness.class);
     private final StockReload reloads = mock(StockReload.class);
     private final RecordedPasses tickets = mock(RecordedPasses.class);
-    private final AbandonedInDoubtOrders abandoned = new AbandonedInDoubtOrders(records, gate, rows, liveness, reloads,
+    private final StockItems items = mock(StockItems.class);
+    private final AbandonedInDoubtOrders abandoned = new AbandonedInDoubtOrders(records, gate, rows, items, liveness,
+            reloads,
             new StaticListableBeanFactory(Map.of("tickets", tickets)).getBeanProvider(RecordedPasses.class),
             TestSettings.defaults(), meters);
 

@@ -63,7 +63,9 @@ class PlaceOrderTest {
     private final DatabaseBreaker breaker = new DatabaseBreaker(TestSettings.defaults(), meters);
     private final PlaceOrder placeOrder = new PlaceOrder(gate,
             new GroupCommit(database, TestSettings.defaults(), meters), rows, new DurableIdempotencyKeys(rows, meters),
-            inDoubt, breaker, items, reloads, metrics, Clock.fixed(NOW, ZoneOffset.UTC),
+            inDoubt, breaker, items, reloads, metrics,
+            new RefusalMemory(new RefusalMemorySettings(Duration.ofSeconds(1), 100), meters),
+            Clock.fixed(NOW, ZoneOffset.UTC),
             TestSettings.defaults());
 
     @Test

@@ -43,13 +43,19 @@ final class StandInSources {
     /** The same, over a stand-in topic the test moves. */
     static ReconciliationReport report(JdbcClient jdbc, StringRedisTemplate redis, String item, long stockQuantity,
                                        long eventsApplied, StandInKafka kafka) {
+        return report(OrdersReads.primaryOnly(jdbc), redis, item, stockQuantity, eventsApplied, kafka);
+    }
+
+    /** The same, reading the orders database where {@code reads} says. */
+    static ReconciliationReport report(OrdersReads reads, StringRedisTemplate redis, String item, long stockQuantity,
+                                       long eventsApplied, StandInKafka kafka) {
         var builder = RestClient.builder().baseUrl(STOCK_CONSUMER);
         MockRestServiceServer.bindTo(builder).build()
                 .expect(requestTo(STOCK_CONSUMER + "/stock/items"))
                 .andRespond(withSuccess("[{\"itemCode\":\"" + item + "\",\"generation\":1,\"baseline\":10,"
                         + "\"quantity\":" + stockQuantity + ",\"eventsApplied\":" + eventsApplied
                         + ",\"anomalies\":0}]", MediaType.APPLICATION_JSON));
-        var reconciliation = new Reconciliation(jdbc, redis, kafka, builder.build(), Clock.systemUTC(),
+        var reconciliation = new Reconciliation(reads, redis, kafka, builder.build(), Clock.systemUTC(),
                 new WaitingRoomFigures(redis), null);
         var report = reconciliation.report(Optional.of(item));
         assertThat(report.items()).hasSize(1);

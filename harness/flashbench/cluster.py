@@ -1,0 +1,326 @@
+"""The fault suite's cluster topology (`scripts/stack up --cluster`): what it asks the Redis Cluster and the brokers
+(which node serves an item's slot, which broker leads its partition), and the faults only a cluster has: a Redis
+primary killed and its replica promoted, the old primary back as a replica, a live slot migration, the partition
+leader killed, two of three brokers down. faults.py runs them as it runs the others (`scripts/faults --topology
+cluster`), under the same load and checker.
+"""
+import binascii
+import datetime as dt
+import os
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import gevent
+
+from flashbench import faults
+from flashbench.bench import ROOT
+from flashbench.faults import Run, at, around_sell_out, blocking, stack
+
+SLOTS = 16384
+STATE = Path(os.environ.get("FLASHSTOCK_STATE", ROOT / ".stack"))
+REDIS_NODES, KAFKA_NODES = 6, 3  # as scripts/lib/cluster.sh
+PROMOTION_TIMEOUT_S = 120.0  # cluster-node-timeout (3 s) and the replica's election, with room for a loaded box
+REJOIN_TIMEOUT_S = 60.0  # the old primary's restart from its AOF, then a full sync from the promoted replica
+MIGRATE_PAUSE_S = 0.2  # between two keys of a migrating slot, so that orders meet it half moved (ASK, TRYAGAIN)
+BROKERS_DOWN_S = 30.0
+
+
+def item_slot(item: str) -> int:
+    """The hash slot of every key of the item: its keys carry the item code as hash tag (CRC16 XMODEM)."""
+    return binascii.crc_hqx(item.encode(), 0) % SLOTS
+
+
+@dataclass(frozen=True)
+class Node:
+    id: str
+    port: int
+    primary: bool
+    failed: bool
+    slots: tuple[tuple[int, int], ...]
+
+    @property
+    def component(self) -> str:
+        """The node's name for scripts/stack (redis-1..redis-6)."""
+        return f"redis-{self.port - int(faults.REDIS_NODE_PORTS[0]) + 1}"
+
+    def serves(self, slot: int) -> bool:
+        return any(lo <= slot <= hi for lo, hi in self.slots)
+
+
+def nodes() -> list[Node]:
+    """The cluster as the first node that answers sees it (CLUSTER NODES)."""
+    found = []
+    for line in faults.redis_cli("CLUSTER", "NODES").stdout.splitlines():
+        f = line.split()
+        if len(f) < 8:
+            continue
+        slots = []
+        for s in f[8:]:
+            if s.startswith("["):  # a slot being imported or migrated: its owner is still the range's
+                continue
+            lo, _, hi = s.partition("-")
+            slots.append((int(lo), int(hi or lo)))
+        flags = f[2].split(",")
+        found.append(Node(f[0], int(f[1].split("@")[0].rsplit(":", 1)[1]), "master" in flags,
+                          "fail" in flags or "fail?" in flags, tuple(slots)))
+    return found
+
+
+def slot_owner(slot: int) -> Node | None:
+    """The live primary serving the slot; None while none does (its primary failed, no replica promoted yet)."""
+    return next((n for n in nodes() if n.primary and not n.failed and n.serves(slot)), None)
+
+
+def cli(port: int, *args: str) -> str:
+    r = subprocess.run(["redis-cli", "-p", str(port), *args], capture_output=True, text=True, timeout=10)
+    if r.returncode != 0 or r.stdout.startswith("ERR") or "Could not connect" in r.stdout + r.stderr:
+        raise RuntimeError(f"redis-cli -p {port} {' '.join(args)}: {(r.stdout + r.stderr).strip()[:300]}")
+    return r.stdout
+
+
+def replica_synced(port: int) -> bool:
+    """Whether the node runs as a replica whose link to its primary is up and not in a full sync."""
+    try:
+        info = cli(port, "INFO", "replication")
+    except (RuntimeError, subprocess.TimeoutExpired):
+        return False
+    return "role:slave" in info and "master_link_status:up" in info and "master_sync_in_progress:0" in info
+
+
+def pid_alive(pid_file: Path) -> bool:
+    try:
+        os.kill(int(pid_file.read_text().strip()), 0)
+        return True
+    except (OSError, ValueError):
+        return False
+
+
+def cluster_ok() -> bool:
+    """Every node up and agreeing the cluster is whole: state ok, all slots served, no node flagged failing."""
+    try:
+        for port in faults.REDIS_NODE_PORTS:
+            if "cluster_state:ok" not in cli(int(port), "CLUSTER", "INFO"):
+                return False
+        return all(not n.failed for n in nodes()) and all(
+            any(n.primary and n.serves(s) for n in nodes()) for s in (0, SLOTS // 2, SLOTS - 1))
+    except (RuntimeError, subprocess.TimeoutExpired):
+        return False
+
+
+def ensure_whole() -> None:
+    """Before a scenario on the cluster topology: any Redis node or broker an earlier one left down is started
+    again, and the scenario waits until the Redis Cluster is whole."""
+    for n in range(1, REDIS_NODES + 1):
+        if not pid_alive(STATE / "redis-cluster" / str(n) / "redis.pid"):
+            stack("start", f"redis-{n}")
+    for n in range(1, KAFKA_NODES + 1):
+        if not pid_alive(STATE / "kafka-cluster" / str(n) / "kafka.pid"):
+            stack("start", f"kafka-{n}")
+    faults.wait_until(cluster_ok, 60, "the Redis Cluster to be whole", interval_s=0.5)
+
+
+def wait_for(predicate, timeout_s: float, what: str) -> float:
+    """Polls a blocking predicate in the thread pool, cooperatively; when it held (monotonic)."""
+    deadline = time.monotonic() + timeout_s
+    while not blocking(predicate):
+        if time.monotonic() >= deadline:
+            raise RuntimeError(f"timed out after {timeout_s:.0f} s waiting for {what}")
+        gevent.sleep(0.1)
+    return time.monotonic()
+
+
+def selling_gap(run: Run, kill_at: float) -> dict:
+    """The gap in selling on the shard, over every item of the sale (they share it): from the last 200 answered
+    before the kill to the first 200 answered to an order sent after it."""
+    requests = [r for load in run.all_loads() for r in load.requests if r.status == 200]
+    before = [r.answered_at for r in requests if r.answered_at <= kill_at]
+    after = [r.answered_at for r in requests if r.sent_at >= kill_at]
+    figures = {"last_200_before_kill_s": round(max(before) - kill_at, 2) if before else None,
+               "first_200_after_kill_s": round(min(after) - kill_at, 2) if after else None}
+    if before and after:
+        figures["selling_gap_s"] = round(min(after) - max(before), 2)
+    return figures
+
+
+def election_won(node: Node, since: float) -> float | None:
+    """When the node's log says it won its failover election (the first time after `since`, epoch seconds); Redis
+    stamps its log in the machine's local time, to the millisecond."""
+    log = STATE / "redis-cluster" / node.component.removeprefix("redis-") / "redis.log"
+    try:
+        lines = log.read_text(errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        if "Failover election won" in line:
+            # "4753:S 26 Nov 2026 11:22:43.814 # Failover election won: I'm the new master."
+            stamp = dt.datetime.strptime(" ".join(line.split()[1:5]), "%d %b %Y %H:%M:%S.%f").timestamp()
+            if stamp >= since:
+                return stamp
+    return None
+
+
+def kill_primary(run: Run) -> tuple[Node, Node, float, float]:
+    """SIGKILL of the primary serving the item's slot, then waits for its replica's promotion: (victim, new owner,
+    when it was killed, when the new owner won its election), monotonic. The election's time is read from the new
+    owner's log, since a client polling the cluster on a loaded machine sees it late; the time it saw it is the
+    fallback."""
+    slot = item_slot(run.item)
+    victim = blocking(slot_owner, slot)
+    if victim is None:
+        raise RuntimeError(f"no live primary serves slot {slot} of {run.item}")
+    killed_at, killed_wall = time.monotonic(), time.time()
+    blocking(stack, "kill", victim.component)
+    seen_at = wait_for(lambda: (slot_owner(slot) or victim).port != victim.port, PROMOTION_TIMEOUT_S,
+                       f"a replica of {victim.component} to be promoted")
+    owner = blocking(slot_owner, slot)
+    won = election_won(owner, killed_wall)
+    return victim, owner, killed_at, seen_at if won is None else killed_at + (won - killed_wall)
+
+
+def redis_primary_kill(run: Run) -> None:
+    """The primary holding the sale's items (they all hash to its slots) SIGKILLed two seconds before the sell-out;
+    its replica is promoted, possibly without the last writes. The engine must not sell from the promoted counters
+    until it trusts them (its life check: a rebuild under the fence), then sell on. The fault lasts from the kill to
+    the promotion; the killed node comes back as a replica once the load is over, for the scenarios after."""
+    load = run.load
+    at(load, around_sell_out(load, 2.0))
+    run.fault_start = time.monotonic()
+    victim, owner, killed_at, run.fault_end = kill_primary(run)
+    at(load, load.duration_s)
+    blocking(stack, "start", victim.component)
+    rejoined = wait_for(lambda: replica_synced(victim.port), REJOIN_TIMEOUT_S, f"{victim.component} to rejoin")
+    run.figures = {"promoted_after_s": round(run.fault_end - killed_at, 2), **selling_gap(run, killed_at),
+                   "old_primary_synced_after_restart_s": round(rejoined - load.started - load.duration_s, 2)}
+    run.description = (f"kill -9 of {victim.component}, the primary of the sale's slots; {owner.component} promoted "
+                       f"after {run.figures['promoted_after_s']:g} s; {victim.component} restarted after the load")
+
+
+def redis_primary_rejoin(run: Run) -> None:
+    """The primary of the sale's slots killed early in the sale (its replica is promoted), then restarted one second
+    before the sell-out, while orders flow: it must come back as a replica of the promoted one (a full sync),
+    not as a second primary of the slots, and the sale must go on through it. The fault lasts from the restart
+    until the old primary is a synced replica."""
+    load = run.load
+    at(load, 0.15 * load.duration_s)
+    victim, owner, killed_at, promoted_at = kill_primary(run)
+    at(load, around_sell_out(load, 1.0))
+    run.fault_start = time.monotonic()
+    blocking(stack, "start", victim.component)
+    run.fault_end = wait_for(lambda: replica_synced(victim.port), REJOIN_TIMEOUT_S, f"{victim.component} to rejoin")
+    run.figures = {"promoted_after_s": round(promoted_at - killed_at, 2), **selling_gap(run, killed_at),
+                   "synced_replica_after_restart_s": round(run.fault_end - run.fault_start, 2)}
+    run.description = (f"{victim.component} (primary of the sale's slots) killed at "
+                       f"{killed_at - load.started:.0f} s, {owner.component} promoted; {victim.component} restarted "
+                       f"at {run.fault_start - load.started:.0f} s, a synced replica after "
+                       f"{run.figures['synced_replica_after_restart_s']:g} s")
+
+
+def slot_migration(run: Run) -> None:
+    """The main item's slot moved live to another primary two seconds before the sell-out, as `redis-cli --cluster
+    reshard` moves a slot (SETSLOT IMPORTING/MIGRATING, MIGRATE key by key, SETSLOT NODE on every primary), one key
+    every MIGRATE_PAUSE_S so that orders meet the slot half moved: a script finding none of its keys is sent on
+    (ASK), one finding some is refused (TRYAGAIN)."""
+    load = run.load
+    slot = item_slot(run.item)
+    at(load, around_sell_out(load, 2.0))
+    run.fault_start = time.monotonic()
+    source = blocking(slot_owner, slot)
+    target = next(n for n in blocking(nodes) if n.primary and not n.failed and n.port != source.port)
+    blocking(cli, target.port, "CLUSTER", "SETSLOT", str(slot), "IMPORTING", source.id)
+    blocking(cli, source.port, "CLUSTER", "SETSLOT", str(slot), "MIGRATING", target.id)
+    moved = []
+    while keys := blocking(cli, source.port, "CLUSTER", "GETKEYSINSLOT", str(slot), "100").split():
+        for key in keys:
+            blocking(cli, source.port, "MIGRATE", "127.0.0.1", str(target.port), "", "0", "5000", "KEYS", key)
+            moved.append(key)
+            gevent.sleep(MIGRATE_PAUSE_S)
+    for n in [target, source, *(n for n in blocking(nodes) if n.primary and n.port not in (source.port, target.port))]:
+        blocking(cli, n.port, "CLUSTER", "SETSLOT", str(slot), "NODE", target.id)
+    run.fault_end = time.monotonic()
+    run.figures = {"slot": slot, "keys_moved": len(moved), "migration_s": round(run.fault_end - run.fault_start, 2)}
+    run.description = (f"slot {slot} of {run.item} migrated live from {source.component} to {target.component}: "
+                       f"{len(moved)} keys one by one in {run.figures['migration_s']:g} s")
+
+
+def item_partition(item: str) -> int:
+    status, report = faults.admin("GET", f"/admin/reconciliation?itemCode={item}")
+    if status != 200:
+        raise RuntimeError(f"the reconciliation of {item} answered {status}: {report}")
+    return int(report["items"][0]["partition"])
+
+
+def partition_leaders() -> dict[int, int]:
+    """Partition → the broker leading it, from `scripts/stack partitions` ("p0 leader 2 isr 2,3,1, p1 ...")."""
+    out = subprocess.run([str(faults.STACK), "partitions"], capture_output=True, text=True, timeout=60).stdout
+    leaders = {}
+    for part in out.strip().split(", p"):
+        f = part.lstrip("p").split()
+        if len(f) >= 3 and f[1] == "leader" and f[2].lstrip("-").isdigit():
+            leaders[int(f[0])] = int(f[2])
+    return leaders
+
+
+def leader_of(partition: int) -> int:
+    leader = blocking(partition_leaders).get(partition, -1)
+    if leader < 1:
+        raise RuntimeError(f"partition {partition} has no leader")
+    return leader
+
+
+def broker_leader_kill(times: int):
+    """The broker leading the main item's partition killed with SIGKILL and started again, `times` times, spread
+    as the other repeated kills (from half the sell-out time to one and a half times it); the leader is looked up
+    before each kill, since the previous one moved it."""
+    def inject(run: Run) -> None:
+        load = run.load
+        partition = blocking(item_partition, run.item)
+        killed = []
+        for k in range(times):
+            at(load, min(max(0.1 * load.duration_s, (0.5 + k / max(1, times - 1)) * load.sell_out_s),
+                         0.9 * load.duration_s))
+            leader = leader_of(partition)
+            run.fault_start = run.fault_start or time.monotonic()
+            blocking(stack, "kill", f"kafka-{leader}")
+            down = time.monotonic()
+            blocking(stack, "start", f"kafka-{leader}")
+            killed.append(f"kafka-{leader} at {down - load.started:.0f} s (back after {time.monotonic() - down:.0f} s)")
+        run.fault_end = time.monotonic()
+        run.figures = {"partition": partition, "kills": killed}
+        run.description = f"kill -9 of the leader of partition {partition}, restarted, {times}×: " + ", ".join(killed)
+    return inject
+
+
+def brokers_down(run: Run) -> None:
+    """Two of the three brokers (the main item's partition leader and one more) killed for BROKERS_DOWN_S, centred
+    on the sell-out: no partition has its two in-sync replicas (min.insync.replicas=2) and the controllers have no
+    quorum, so nothing can be published. The relays must hold their rows (not DEAD) and catch up afterwards."""
+    load = run.load
+    partition = blocking(item_partition, run.item)
+    at(load, around_sell_out(load, BROKERS_DOWN_S / 2))
+    leader = leader_of(partition)
+    other = next(n for n in range(1, KAFKA_NODES + 1) if n != leader)
+    run.fault_start = time.monotonic()
+    for n in (leader, other):
+        blocking(stack, "kill", f"kafka-{n}")
+    gevent.sleep(max(0.0, run.fault_start + BROKERS_DOWN_S - time.monotonic()))
+    restarted = time.monotonic()
+    for n in (leader, other):
+        blocking(stack, "start", f"kafka-{n}")
+    run.fault_end = time.monotonic()
+    run.figures = {"partition": partition, "down_s": round(restarted - run.fault_start, 1),
+                   "restart_s": round(run.fault_end - restarted, 1)}
+    run.description = (f"kafka-{leader} (leader of partition {partition}) and kafka-{other} killed, started again "
+                       f"after {run.figures['down_s']:g} s (up {run.figures['restart_s']:g} s later)")
+
+
+SCENARIOS = {
+    "redis-primary-kill": faults.Scenario(redis_primary_kill),
+    "redis-primary-rejoin": faults.Scenario(redis_primary_rejoin),
+    "slot-migration": faults.Scenario(slot_migration),
+    "broker-leader-kill": faults.Scenario(broker_leader_kill(3)),
+    "brokers-down": faults.Scenario(brokers_down),
+}
+# the cluster topology's run: its own faults, then the kills of one of the two order-apis, relays and consumers
+DEFAULT = [*SCENARIOS, "api-kill", "relay-kill", "consumer-kill"]
