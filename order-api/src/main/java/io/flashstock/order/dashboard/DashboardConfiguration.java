@@ -57,9 +57,11 @@ class DashboardConfiguration implements WebMvcConfigurer {
         var lag = new ConsumerLag(reconciliationKafkaAdmin, reconciliation.topic(), reconciliation.consumerGroup(),
                 settings.peerTimeout());
         var snapshots = new DashboardSnapshots(scrapes, new RedisStats(redis), processCpu, lag, latest, history,
-                clock);
+                settings.refreshEvery(), clock);
         snapshots.registerMeters(registry);
-        snapshots.start(settings.refreshEvery());
+        if (settings.backgroundSampling()) {
+            snapshots.start();
+        }
         return snapshots;
     }
 

@@ -26,6 +26,10 @@ import java.util.Map;
  *                       {@code flashstock.reconciliation.*} gauges; a report that took longer than a quarter of it
  *                       waits four times its own duration instead, so it never takes more than a fifth of the time
  * @param peerTimeout how long a scrape of another process may take before the page shows it unreachable
+ * @param backgroundSampling take a snapshot every {@code refreshEvery} on a thread of its own whether anyone looks or
+ *                           not, so that the page opened mid-run draws the whole run; false: only when the page asks
+ *                           (at most one per {@code refreshEvery}), and the history and the Prometheus figures of the
+ *                           consumer lag and the other processes' CPU hold only those
  */
 @ConfigurationProperties("flashstock.dashboard")
 public record DashboardSettings(
@@ -34,7 +38,8 @@ public record DashboardSettings(
         @DefaultValue("1s") Duration reconcileEvery,
         @DefaultValue("500ms") Duration peerTimeout,
         @DefaultValue("15m") Duration history,
-        @DefaultValue Map<String, List<URI>> processCpu) {
+        @DefaultValue Map<String, List<URI>> processCpu,
+        @DefaultValue("true") boolean backgroundSampling) {
 
     /** The number of points the history holds. */
     int historyPoints() {

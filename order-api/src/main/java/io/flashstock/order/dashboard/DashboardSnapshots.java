@@ -22,7 +22,8 @@ import java.util.stream.Stream;
 
 /**
  * One snapshot of the engine per {@code refreshEvery}, taken on a thread of its own whether anyone looks or not, so
- * that the page opened mid-run draws the whole run: each is shared by every viewer and its series go into the
+ * that the page opened mid-run draws the whole run (unless not {@link #start() started}: then when a viewer asks and
+ * the latest is older than {@code refreshEvery}): each is shared by every viewer and its series go into the
  * {@link SnapshotHistory}. Rates are measured against the previous sample, latency percentiles against the oldest
  * within {@link #LATENCY_WINDOW}. The reconciliation is not part of it: that report is made only for a viewer.
  */
@@ -39,6 +40,7 @@ class DashboardSnapshots implements DisposableBean {
     private final ConsumerLag consumerLag;
     private final LatestReconciliation reconciliation;
     private final SnapshotHistory history;
+    private final Duration every;
     private final Clock clock;
     private final Deque<EngineSample> recent = new ArrayDeque<>();
     /** The CPU seconds last read of the processes that are not services, for Prometheus (Grafana's CPU panel). */
@@ -50,20 +52,23 @@ class DashboardSnapshots implements DisposableBean {
     });
 
     private volatile Latest latest;
+    private volatile boolean sampling;
 
     DashboardSnapshots(ProcessScrapes scrapes, RedisStats redis, ProcessCpu processCpu, ConsumerLag consumerLag,
-                       LatestReconciliation reconciliation, SnapshotHistory history, Clock clock) {
+                       LatestReconciliation reconciliation, SnapshotHistory history, Duration every, Clock clock) {
         this.scrapes = scrapes;
         this.redis = redis;
         this.processCpu = processCpu;
         this.consumerLag = consumerLag;
         this.reconciliation = reconciliation;
         this.history = history;
+        this.every = every;
         this.clock = clock;
     }
 
     /** Starts taking a snapshot every {@code every}. */
-    void start(Duration every) {
+    void start() {
+        sampling = true;
         sampler.scheduleAtFixedRate(() -> {
             try {
                 sample();
@@ -113,6 +118,15 @@ class DashboardSnapshots implements DisposableBean {
         latest = new Latest(now, engine, values);
     }
 
+    /** Rechecked under the lock: viewers asking at once share one snapshot. */
+    private synchronized Latest sampleUnlessFresh() {
+        Latest now = latest;
+        if (now == null || !now.at().plus(every).isAfter(clock.instant())) {
+            sample();
+        }
+        return latest;
+    }
+
     private void remember(EngineSample sample) {
         if (sample.redis().cpuSeconds() != null) {
             cpuSeconds.put("redis", sample.redis().cpuSeconds());
@@ -124,12 +138,14 @@ class DashboardSnapshots implements DisposableBean {
         });
     }
 
-    /** The latest snapshot with the reconciliation as it stands; the first call may take the first snapshot. */
+    /**
+     * The latest snapshot with the reconciliation as it stands; the first call may take the first snapshot, and every
+     * call when not sampling in the background one as old as {@code every}.
+     */
     DashboardSnapshot current() {
         Latest now = latest;
-        if (now == null) {
-            sample();
-            now = latest;
+        if (now == null || !sampling && !now.at().plus(every).isAfter(clock.instant())) {
+            now = sampleUnlessFresh();
         }
         return new DashboardSnapshot(now.at(), now.engine(), new DashboardSnapshot.Point(now.at().toEpochMilli(),
                 SnapshotHistory.boxed(now.values())), ReconciliationView.of(reconciliation.latest()));

@@ -37,7 +37,7 @@ class SnapshotHistoryTest {
     @Test
     void fifteenMinutesAtOneSecondOfEverySeriesIsItsFixedSize() {
         var settings = new DashboardSettings(null, Duration.ofSeconds(1), Duration.ofSeconds(1),
-                Duration.ofMillis(500), Duration.ofMinutes(15), Map.of());
+                Duration.ofMillis(500), Duration.ofMinutes(15), Map.of(), true);
         var history = new SnapshotHistory(settings.historyPoints(), DashboardCharts.SERIES.size());
 
         assertThat(history.capacity()).isEqualTo(900);
