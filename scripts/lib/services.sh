@@ -33,6 +33,15 @@ service_env() {
   # where order-api's reconciliation and dashboard find the other two services, on whatever ports they run
   export STOCK_CONSUMER_URL=${STOCK_CONSUMER_URL:-http://127.0.0.1:${SERVICE_PORT[stock-consumer]}}
   export OUTBOX_RELAY_URL=${OUTBOX_RELAY_URL:-http://127.0.0.1:${SERVICE_PORT[outbox-relay]}}
+  # the dashboard's CPU of MariaDB and Kafka, from their pid files: everything runs on this one box
+  # (docs/dashboard.md: elsewhere, an agent's Prometheus text); a cluster's brokers are summed
+  local brokers=("file:$STATE/kafka/kafka.pid") n
+  if [[ $TOPOLOGY == cluster ]]; then
+    brokers=()
+    for ((n = 1; n <= KAFKA_NODES; n++)); do brokers+=("file:$(kafka_node_dir "$n")/kafka.pid"); done
+  fi
+  export FLASHSTOCK_DASHBOARD_PROCESSCPU_MARIADB=${FLASHSTOCK_DASHBOARD_PROCESSCPU_MARIADB:-file:$STATE/mariadb/mariadb.pid}
+  export FLASHSTOCK_DASHBOARD_PROCESSCPU_KAFKA=${FLASHSTOCK_DASHBOARD_PROCESSCPU_KAFKA:-$(IFS=,; echo "${brokers[*]}")}
 }
 
 # On a JDK with AOT caches (25+: JEP 483 and 514, classes loaded and linked ahead of time) a service starts from

@@ -1,13 +1,17 @@
-// The dashboard's only script. The page carries no data: it asks GET /admin/dashboard/snapshot once a second
-// with the admin token, which it takes from the address's fragment (#token=…, never sent to the server) or the
-// form, and keeps in this tab's sessionStorage. Every value is written with textContent, never as HTML.
+// The dashboard's only script. The page carries no data: it asks GET /admin/dashboard/history once (the last
+// minutes order-api keeps, drawn with uPlot) and GET /admin/dashboard/snapshot once a second with the admin token,
+// which it takes from the address's fragment (#token=…, never sent to the server) or the form, and keeps in this
+// tab's sessionStorage. Every value is written with textContent, never as HTML.
 'use strict';
 
 const TOKEN_KEY = 'flashstock.adminToken';
 const EVERY_MS = 1000;
-const HISTORY = 120;
-const SERIES = [['accepted', '#1f7a3d'], ['sold_out', '#2c6fbb'], ['refused', '#b26b00'], ['failed', '#c0392b']];
-const rates = [];
+const COLOURS = ['#1f7a3d', '#2c6fbb', '#8e44ad', '#b26b00', '#16a085', '#e84393', '#7f8c8d', '#d35400', '#c0392b'];
+// the charts as order-api defines them (GET /admin/dashboard/history), each with its uPlot and its columns
+let charts = [];
+let everyMs = EVERY_MS;
+let capacity = 0;
+let orderLabels = {};
 
 function takeTokenFromFragment() {
   const match = location.hash.match(/(?:^#|&)token=([^&]*)/);
@@ -57,10 +61,11 @@ function showStatus(text, refused) {
 function showEngine(engine) {
   el('interval').textContent = 'over the last ' + number(engine.seconds, 1) + ' s';
   el('latency-window').textContent = 'over the last ' + number(engine.latencySeconds, 0) + ' s';
-  for (const [group, rate] of Object.entries(engine.orders)) {
-    set('orders-' + group + '-rate', number(rate.perSecond, 1), group === 'failed' && rate.perSecond > 0);
-    set('orders-' + group + '-total', number(rate.total));
-  }
+  refill('orders', Object.entries(engine.orders), (row, [group, rate]) => {
+    cell(row, orderLabels[group] || group);
+    cell(row, number(rate.perSecond, 1), group === 'failed' && rate.perSecond > 0).id = 'orders-' + group + '-rate';
+    cell(row, number(rate.total)).id = 'orders-' + group + '-total';
+  });
   for (const [prefix, p] of [['latency', engine.latency], ['e2e', engine.endToEnd]]) {
     for (const q of ['p50', 'p95', 'p99']) {
       set(prefix + '-' + q, p ? number(p[q], 1) : '—');
@@ -77,27 +82,88 @@ function showEngine(engine) {
     cell(row, p.memoryBytes === null ? '—' : number(p.memoryBytes / 1048576, 0));
     cell(row, p.problem || '', Boolean(p.problem));
   });
-  rates.push(Object.fromEntries(SERIES.map(([group]) => [group, engine.orders[group].perSecond || 0])));
-  rates.splice(0, rates.length - HISTORY);
-  drawChart();
 }
 
-function drawChart() {
-  const canvas = el('rate-chart');
-  const g = canvas.getContext('2d');
-  const top = Math.max(1, ...rates.flatMap(point => Object.values(point)));
-  g.clearRect(0, 0, canvas.width, canvas.height);
-  g.fillStyle = '#6b7480';
-  g.fillText(number(top) + '/s', 2, 10);
-  for (const [group, colour] of SERIES) {
-    g.strokeStyle = colour;
-    g.beginPath();
-    rates.forEach((point, i) => {
-      const x = canvas.width * i / (HISTORY - 1);
-      const y = canvas.height - 2 - (canvas.height - 14) * point[group] / top;
-      i === 0 ? g.moveTo(x, y) : g.lineTo(x, y);
-    });
-    g.stroke();
+function sizeOf(bytes) {
+  return bytes < 1048576 ? number(bytes / 1024, 0) + ' KiB' : number(bytes / 1048576, 1) + ' MiB';
+}
+
+// One uPlot per chart: a time axis (local time), the chart's unit on the y axis, a legend of its series.
+function makeCharts(history) {
+  everyMs = history.everyMillis;
+  capacity = history.capacity;
+  el('history-size').textContent = 'history: ' + number(capacity * everyMs / 60000, 0) + ' min at '
+    + number(everyMs / 1000, 0) + ' s, ' + sizeOf(history.bytes);
+  const box = el('charts');
+  box.replaceChildren();
+  let column = 0;
+  charts = history.charts.map(chart => {
+    const card = document.createElement('div');
+    card.className = 'chart';
+    card.dataset.title = chart.title;
+    const title = document.createElement('h2');
+    title.textContent = chart.title;
+    card.append(title);
+    box.append(card);
+    const data = [Array.from(history.at, t => t / 1000)];
+    chart.series.forEach(() => data.push(history.values[column++].slice()));
+    const plot = new uPlot({
+      width: Math.max(300, card.clientWidth - 12),
+      height: 180,
+      scales: {x: {time: true}, y: {range: (u, min, max) => [0, Math.max(max, 1) * 1.05]}},
+      axes: [{}, {label: chart.unit, size: 60, labelSize: 18}],
+      series: [{label: 'time'}].concat(chart.series.map((s, i) => ({
+        label: s.label, stroke: COLOURS[i % COLOURS.length], width: 1.5, spanGaps: false,
+        value: (u, v) => v === null || v === undefined ? '—' : number(v, v < 10 ? 2 : 1)
+      }))),
+      legend: {live: false}
+    }, data, card);
+    const entry = {chart, card, plot, data};
+    count(entry);
+    return entry;
+  });
+  const orders = history.charts[0].series;
+  orderLabels = Object.fromEntries(orders.map(s => [s.key.replace(/^orders\./, ''), s.label]));
+  new ResizeObserver(() => charts.forEach(c => c.plot.setSize({width: Math.max(300, c.card.clientWidth - 12),
+    height: 180}))).observe(box);
+}
+
+// Per series, how many points hold a value and how many a value above zero: the browser test reads it here.
+function count(entry) {
+  entry.card.dataset.points = JSON.stringify(Object.fromEntries(entry.chart.series.map((s, i) => {
+    const values = entry.data[i + 1].filter(v => v !== null && v !== undefined);
+    return [s.key, [values.length, values.filter(v => v > 0).length]];
+  })));
+}
+
+// Appends the snapshot's point; after a gap (a tab in the background is polled less often) reloads the history.
+async function appendPoint(point, headers) {
+  const data0 = charts.length ? charts[0].data[0] : [];
+  const last = data0.length ? data0[data0.length - 1] * 1000 : 0;
+  if (point.at <= last) {
+    return;
+  }
+  if (!charts.length || (last && point.at - last > 3 * everyMs)) {
+    await loadHistory(headers);
+    return;
+  }
+  let column = 0;
+  for (const entry of charts) {
+    entry.data[0].push(point.at / 1000);
+    entry.chart.series.forEach((s, i) => entry.data[i + 1].push(point.values[column++]));
+    if (entry.data[0].length > capacity) {
+      entry.data.forEach(values => values.shift());
+    }
+    entry.plot.setData(entry.data);
+    count(entry);
+  }
+}
+
+async function loadHistory(headers) {
+  const response = await fetch('/admin/dashboard/history', {headers, cache: 'no-store'});
+  if (response.ok) {
+    charts.forEach(c => c.plot.destroy());
+    makeCharts(await response.json());
   }
 }
 
@@ -150,10 +216,9 @@ function showReconciliation(r) {
 async function refresh() {
   const token = sessionStorage.getItem(TOKEN_KEY);
   try {
-    const response = await fetch('/admin/dashboard/snapshot', {
-      headers: token ? {'Authorization': 'Bearer ' + token, 'Accept': 'application/json'} : {'Accept': 'application/json'},
-      cache: 'no-store'
-    });
+    const headers = token ? {'Authorization': 'Bearer ' + token, 'Accept': 'application/json'}
+      : {'Accept': 'application/json'};
+    const response = await fetch('/admin/dashboard/snapshot', {headers, cache: 'no-store'});
     if (response.status === 401 || response.status === 403) {
       const problem = await response.json().catch(() => ({}));
       showStatus('refused: ' + response.status + ' ' + (problem.code || '') + ' ' + (problem.detail || ''), true);
@@ -164,6 +229,7 @@ async function refresh() {
     } else {
       const snapshot = await response.json();
       showStatus('live ' + new Date(snapshot.generatedAt).toLocaleTimeString(), false);
+      await appendPoint(snapshot.point, headers);
       showEngine(snapshot.engine);
       showReconciliation(snapshot.reconciliation);
     }

@@ -31,7 +31,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"flashstock.warmup.enabled=false", "flashstock.admin.token=" + OrderApiIntegrationTest.TOKEN,
                 // the tests are many clients at one address; ClientRateLimitIT turns the limit on
-                "flashstock.rate-limit.enabled=false"})
+                "flashstock.rate-limit.enabled=false",
+                // no test here looks at the dashboard's history: without this each cached context (one per test
+                // class) would sample Redis, Kafka and the peers every second until the run ends
+                "flashstock.dashboard.background-sampling=false"})
 public abstract class OrderApiIntegrationTest {
 
     public static final String TOKEN = "it-admin-token";

@@ -63,9 +63,15 @@ final class Pipeline implements AutoCloseable {
         consumer = ServiceProcess.of("stock-consumer", consumerPort, List.of(), common).start();
         relay = start("outbox-relay", Map.of());
         orderApi = startOrderApi(orderApiEnv);
-        consumer.awaitReady(READY);
-        relay.awaitReady(READY);
-        orderApi.awaitReady(READY);
+        try {
+            consumer.awaitReady(READY);
+            relay.awaitReady(READY);
+            orderApi.awaitReady(READY);
+        } catch (RuntimeException e) {
+            // no test holds this pipeline yet to close it: the three JVMs would outlive the test run
+            close();
+            throw e;
+        }
     }
 
     /**

@@ -4,6 +4,7 @@ import io.flashstock.order.reconciliation.Reconciliation;
 import io.flashstock.order.reconciliation.ReconciliationSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.apache.kafka.clients.admin.Admin;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -46,17 +47,30 @@ class DashboardConfiguration implements WebMvcConfigurer {
     DashboardSnapshots dashboardSnapshots(DashboardSettings settings, ReconciliationSettings reconciliation,
                                           ObjectProvider<PrometheusMeterRegistry> prometheus,
                                           StringRedisTemplate redis, LatestReconciliation latest,
-                                          RestClient.Builder restClients, Clock clock) {
+                                          Admin reconciliationKafkaAdmin, RestClient.Builder restClients,
+                                          MeterRegistry registry, Clock clock) {
         var scrapes = new ProcessScrapes(prometheus.getIfAvailable(),
-                peer(restClients, settings.outboxRelayUrl(), settings),
-                peer(restClients, reconciliation.stockConsumerUrl(), settings));
-        return new DashboardSnapshots(scrapes, new RedisStats(redis), latest, settings.refreshEvery(), clock);
+                peer(restClients, settings, settings.outboxRelayUrl()),
+                peer(restClients, settings, reconciliation.stockConsumerUrl()), EngineRates.FAMILIES);
+        var processCpu = new ProcessCpu(settings.processCpu(), peer(restClients, settings, null));
+        var history = new SnapshotHistory(settings.historyPoints(), DashboardCharts.SERIES.size());
+        var lag = new ConsumerLag(reconciliationKafkaAdmin, reconciliation.topic(), reconciliation.consumerGroup(),
+                settings.peerTimeout());
+        var snapshots = new DashboardSnapshots(scrapes, new RedisStats(redis), processCpu, lag, latest, history,
+                settings.refreshEvery(), clock);
+        snapshots.registerMeters(registry);
+        if (settings.backgroundSampling()) {
+            snapshots.start();
+        }
+        return snapshots;
     }
 
-    private static RestClient peer(RestClient.Builder restClients, URI url, DashboardSettings settings) {
+    /** A client of another process, with the dashboard's timeout; {@code url} is its base address, if one. */
+    private static RestClient peer(RestClient.Builder restClients, DashboardSettings settings, URI url) {
         var requests = new SimpleClientHttpRequestFactory();
         requests.setConnectTimeout(settings.peerTimeout());
         requests.setReadTimeout(settings.peerTimeout());
-        return restClients.clone().baseUrl(url.toString()).requestFactory(requests).build();
+        var client = restClients.clone().requestFactory(requests);
+        return (url == null ? client : client.baseUrl(url.toString())).build();
     }
 }

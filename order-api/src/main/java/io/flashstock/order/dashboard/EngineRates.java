@@ -19,9 +19,6 @@ import static io.flashstock.order.dashboard.ProcessScrapes.STOCK_CONSUMER;
 /** Turns two engine samples into the page's rates, percentiles and process figures (the Prometheus names). */
 final class EngineRates {
 
-    /** {@code flashstock.orders} outcomes, grouped as the page shows them. */
-    static final Map<String, Set<String>> OUTCOME_GROUPS = groups();
-
     static final String ORDERS = "flashstock_orders_total";
     static final String ORDER_LATENCY = "flashstock_order_latency_seconds";
     static final String END_TO_END = "flashstock_consumer_event_latency_seconds";
@@ -32,6 +29,12 @@ final class EngineRates {
     static final String CPU_USAGE = "process_cpu_usage";
     static final String CPU_COUNT = "system_cpu_count";
     static final String MEMORY_USED = "jvm_memory_used_bytes";
+    static final String OUTBOX_BACKLOG = "flashstock_relay_backlog_rows";
+
+    /** The metric families the names above belong to: what the dashboard asks each process for. */
+    static final Set<String> FAMILIES = Set.of("flashstock_orders", ORDER_LATENCY, END_TO_END,
+            "flashstock_relay_published_rows", RELAY_BATCH, "flashstock_consumer_events_applied", CONSUMER_BATCH,
+            CPU_USAGE, CPU_COUNT, MEMORY_USED, OUTBOX_BACKLOG);
 
     private EngineRates() {
     }
@@ -45,11 +48,11 @@ final class EngineRates {
         Samples api0 = before.of(ORDER_API);
         Samples api1 = after.of(ORDER_API);
         Map<String, Rate> orders = new LinkedHashMap<>();
-        OUTCOME_GROUPS.forEach((group, outcomes) -> {
-            Double total = api1.sum(ORDERS, l -> outcomes.contains(l.get("outcome")));
-            Double earlier = api0.sum(ORDERS, l -> outcomes.contains(l.get("outcome")));
-            orders.put(group, new Rate(total, perSecond(earlier, total, seconds)));
-        });
+        for (DashboardCharts.OrderSeries series : DashboardCharts.ORDERS) {
+            Double total = api1.sum(ORDERS, series::counts);
+            Double earlier = api0.sum(ORDERS, series::counts);
+            orders.put(series.key(), new Rate(total, perSecond(earlier, total, seconds)));
+        }
         Samples consumer0 = before.of(STOCK_CONSUMER);
         Samples consumer1 = after.of(STOCK_CONSUMER);
         double window = Math.max(0.001, Duration.between(windowStart.at(), after.at()).toNanos() / 1e9);
@@ -58,7 +61,7 @@ final class EngineRates {
                 Quantiles.between(windowStart.of(STOCK_CONSUMER).buckets(END_TO_END), consumer1.buckets(END_TO_END)),
                 stage(before.of(OUTBOX_RELAY), after.of(OUTBOX_RELAY), RELAY_PUBLISHED, RELAY_BATCH, seconds),
                 stage(consumer0, consumer1, CONSUMER_APPLIED, CONSUMER_BATCH, seconds),
-                processes(after, before, seconds));
+                processes(after, before, seconds), after.of(OUTBOX_RELAY).sum(OUTBOX_BACKLOG), after.consumerLag());
     }
 
     private static Stage stage(Samples s0, Samples s1, String counter, String batches, double seconds) {
@@ -85,22 +88,33 @@ final class EngineRates {
         if (redis.nodes().isEmpty()) {
             processes.add(new ProcessView("redis", perSecond(before.redis().cpuSeconds(), redis.cpuSeconds(), seconds),
                     bytes(redis.memoryBytes()), redis.problem()));
-            return processes;
+        } else {
+            processes.addAll(clusterNodes(before.redis(), redis, seconds));
         }
-        // a Redis Cluster: each node, matched by address (its role changes at a failover), and their sum first
+        after.cpu().forEach((name, reading) -> {
+            ProcessCpu.Reading earlier = before.cpu().get(name);
+            processes.add(new ProcessView(name, perSecond(earlier == null ? null : earlier.cpuSeconds(),
+                    reading.cpuSeconds(), seconds), null, reading.problem()));
+        });
+        return processes;
+    }
+
+    /** A Redis Cluster: their sum first, then each node, matched by address (its role changes at a failover). */
+    private static List<ProcessView> clusterNodes(RedisStats.Reading before, RedisStats.Reading redis, double seconds) {
         List<ProcessView> nodes = new ArrayList<>();
         for (RedisStats.NodeReading node : redis.nodes()) {
-            Double cpuBefore = before.redis().nodes().stream().filter(n -> n.address().equals(node.address()))
+            Double cpuBefore = before.nodes().stream().filter(n -> n.address().equals(node.address()))
                     .map(RedisStats.NodeReading::cpuSeconds).findFirst().orElse(null);
             nodes.add(new ProcessView("redis " + node.address() + " " + node.role(),
                     perSecond(cpuBefore, node.cpuSeconds(), seconds), bytes(node.memoryBytes()), node.problem()));
         }
         Double cores = nodes.stream().map(ProcessView::cpuCores).filter(Objects::nonNull)
                 .reduce(Double::sum).orElse(null);
-        processes.add(new ProcessView("redis (" + nodes.size() + " nodes)", cores, bytes(redis.memoryBytes()),
+        List<ProcessView> views = new ArrayList<>();
+        views.add(new ProcessView("redis (" + nodes.size() + " nodes)", cores, bytes(redis.memoryBytes()),
                 redis.problem()));
-        processes.addAll(nodes);
-        return processes;
+        views.addAll(nodes);
+        return views;
     }
 
     private static Double bytes(Long bytes) {
@@ -114,16 +128,5 @@ final class EngineRates {
     private static Double perSecond(Double before, Double after, double seconds) {
         Double delta = delta(before, after);
         return delta == null ? null : delta / seconds;
-    }
-
-    private static Map<String, Set<String>> groups() {
-        Map<String, Set<String>> groups = new LinkedHashMap<>();
-        groups.put("accepted", Set.of("accepted"));
-        groups.put("sold_out", Set.of("sold_out"));
-        // refused for the request's own sake or by design (load shed, a counter being rebuilt); nothing was sold
-        groups.put("refused", Set.of("unknown_item", "limit_reached", "wrong_gate", "rejected", "overloaded",
-                "stock_reloading"));
-        groups.put("failed", Set.of("failed"));
-        return groups;
     }
 }

@@ -24,6 +24,8 @@ class EngineRatesTest {
                 flashstock_orders_total{gate="redis",outcome="limit_reached"} 1.0
                 flashstock_orders_total{gate="db-lock",outcome="wrong_gate"} 0.0
                 flashstock_orders_total{gate="redis",outcome="stock_reloading"} 0.0
+                flashstock_orders_total{gate="token",outcome="rejected"} 0.0
+                flashstock_orders_total{gate="redis",outcome="rejected"} 0.0
                 """, "flashstock_relay_published_rows_total 10\nflashstock_relay_batch_size_rows_count 2\n"
                         + "flashstock_relay_batch_size_rows_sum 10\n");
         var after = sample(T0.plusSeconds(2), """
@@ -31,14 +33,20 @@ class EngineRatesTest {
                 flashstock_orders_total{gate="redis",outcome="limit_reached"} 3.0
                 flashstock_orders_total{gate="db-lock",outcome="wrong_gate"} 2.0
                 flashstock_orders_total{gate="redis",outcome="stock_reloading"} 4.0
+                flashstock_orders_total{gate="token",outcome="rejected"} 6.0
+                flashstock_orders_total{gate="redis",outcome="rejected"} 2.0
                 """, "flashstock_relay_published_rows_total 210\nflashstock_relay_batch_size_rows_count 6\n"
                         + "flashstock_relay_batch_size_rows_sum 210\n");
 
         EngineView view = EngineRates.between(before, before, after);
 
         assertThat(view.orders().get("accepted")).isEqualTo(new EngineView.Rate(300.0, 100.0));
-        assertThat(view.orders().get("refused")).as("limit reached, wrong gate and a counter being rebuilt")
-                .isEqualTo(new EngineView.Rate(9.0, 4.0));
+        assertThat(view.orders().get("refused")).as("limit reached, wrong gate")
+                .isEqualTo(new EngineView.Rate(5.0, 2.0));
+        assertThat(view.orders().get("invalid")).isEqualTo(new EngineView.Rate(2.0, 1.0));
+        assertThat(view.orders().get("stock_reloading")).as("a designed refusal: its own series, not failed")
+                .isEqualTo(new EngineView.Rate(4.0, 2.0));
+        assertThat(view.orders().get("token_refused")).isEqualTo(new EngineView.Rate(6.0, 3.0));
         assertThat(view.orders().get("failed").total()).as("no such series: unknown, not zero").isNull();
         assertThat(view.relay().perSecond()).isEqualTo(100.0);
         assertThat(view.relay().batchSize()).as("200 rows in 4 claims").isEqualTo(50.0);
@@ -46,16 +54,29 @@ class EngineRatesTest {
     }
 
     @Test
-    void everyOutcomeOrderApiCountsIsShownInAGroup() {
-        var outcomes = new java.util.TreeSet<String>();
+    void everyOrderOrderApiCountsIsInExactlyOneSeries() {
         var meters = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
         new io.flashstock.order.placement.OrderMetrics(meters);
-        meters.find("flashstock.orders").counters().forEach(c -> outcomes.add(c.getId().getTag("outcome")));
+        var counters = meters.find("flashstock.orders").counters();
 
-        var grouped = new java.util.TreeSet<String>();
-        EngineRates.OUTCOME_GROUPS.values().forEach(grouped::addAll);
-        assertThat(outcomes).isNotEmpty();
-        assertThat(grouped).containsAll(outcomes);
+        assertThat(counters).isNotEmpty();
+        for (var counter : counters) {
+            Map<String, String> labels = Map.of("gate", counter.getId().getTag("gate"),
+                    "outcome", counter.getId().getTag("outcome"));
+            assertThat(DashboardCharts.ORDERS.stream().filter(series -> series.counts(labels)).count())
+                    .as("series counting %s", labels).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void theCpuOfProcessesReadByPidFileOrAgentIsTheirCpuSecondsOverTheInterval() {
+        var before = sample(T0, "", "", Map.of("mariadb", new ProcessCpu.Reading(10.0, null)));
+        var after = sample(T0.plusSeconds(2), "", "", Map.of("mariadb", new ProcessCpu.Reading(11.0, null)));
+
+        var mariadb = EngineRates.between(before, before, after).processes().stream()
+                .filter(p -> p.name().equals("mariadb")).findFirst().orElseThrow();
+
+        assertThat(mariadb.cpuCores()).isEqualTo(0.5);
     }
 
     @Test
@@ -76,18 +97,21 @@ class EngineRatesTest {
     void aRedisClustersNodesAreShownEachAndSummedMatchedByAddressAcrossAFailover() {
         var before = new EngineSample(T0, Map.of(), new RedisStats.Reading(3000L, 12.0, null, List.of(
                 new RedisStats.NodeReading("127.0.0.1:7000", "primary", 1000L, 10.0, null),
-                new RedisStats.NodeReading("127.0.0.1:7001", "replica", 2000L, 2.0, null))));
+                new RedisStats.NodeReading("127.0.0.1:7001", "replica", 2000L, 2.0, null))), Map.of(), null);
         // the replica was promoted meanwhile
         var after = new EngineSample(T0.plusSeconds(2), Map.of(), new RedisStats.Reading(3500L, 13.0, null, List.of(
                 new RedisStats.NodeReading("127.0.0.1:7000", "replica", 1500L, 10.5, null),
-                new RedisStats.NodeReading("127.0.0.1:7001", "primary", 2000L, 2.5, null))));
+                new RedisStats.NodeReading("127.0.0.1:7001", "primary", 2000L, 2.5, null))), Map.of(), null);
 
-        var processes = EngineRates.between(before, before, after).processes();
+        var view = EngineRates.between(before, before, after);
+        var processes = view.processes();
 
         assertThat(processes).containsExactly(
                 new EngineView.ProcessView("redis (2 nodes)", 0.5, 3500.0, null),
                 new EngineView.ProcessView("redis 127.0.0.1:7000 replica", 0.25, 1500.0, null),
                 new EngineView.ProcessView("redis 127.0.0.1:7001 primary", 0.25, 2000.0, null));
+        assertThat(DashboardCharts.values(view)[DashboardCharts.SERIES.stream().map(DashboardCharts.Series::key)
+                .toList().indexOf("cpu.redis")]).as("the CPU chart's redis line: the nodes' sum").isEqualTo(0.5f);
     }
 
     private static String buckets(Map<Double, Integer> counts, int total) {
@@ -100,10 +124,14 @@ class EngineRatesTest {
     }
 
     private static EngineSample sample(Instant at, String orderApi, String relay) {
+        return sample(at, orderApi, relay, Map.of());
+    }
+
+    private static EngineSample sample(Instant at, String orderApi, String relay, Map<String, ProcessCpu.Reading> cpu) {
         Map<String, Scrape> scrapes = new LinkedHashMap<>();
         scrapes.put(ProcessScrapes.ORDER_API, new Scrape(Samples.parse(orderApi), null));
         scrapes.put(ProcessScrapes.OUTBOX_RELAY, new Scrape(Samples.parse(relay), null));
         scrapes.put(ProcessScrapes.STOCK_CONSUMER, Scrape.failed("down"));
-        return new EngineSample(at, scrapes, new RedisStats.Reading(1024L, 1.0, null, List.of()));
+        return new EngineSample(at, scrapes, new RedisStats.Reading(1024L, 1.0, null, List.of()), cpu, null);
     }
 }
