@@ -12,17 +12,22 @@ import java.time.Duration;
 /**
  * Where the reconciliation report (and so the dashboard, which shows its latest) reads the orders database: the
  * replica, where one is set ({@link ReplicaReadSettings}) and has caught up, else the primary. Orders are never
- * placed through it: the order path reads and writes the primary only.
+ * placed through it: the order path reads and writes the primary only. On the primary it reads through a pool of its
+ * own, copied from the orders pool but with a longer socket timeout: a full report under load outlasted the order
+ * path's 2 s, and its reads must not hold that path's connections either.
  */
 public final class OrdersReads implements DisposableBean {
 
     private final JdbcClient primary;
+    private final HikariDataSource primaryPool;
     private final HikariDataSource replicaPool;
     private final JdbcClient replica;
     private final Duration catchUp;
 
-    private OrdersReads(JdbcClient primary, HikariDataSource replicaPool, Duration catchUp) {
+    private OrdersReads(JdbcClient primary, HikariDataSource primaryPool, HikariDataSource replicaPool,
+                        Duration catchUp) {
         this.primary = primary;
+        this.primaryPool = primaryPool;
         this.replicaPool = replicaPool;
         this.catchUp = catchUp;
         this.replica = replicaPool == null ? null : JdbcClient.create(replicaPool);
@@ -30,12 +35,24 @@ public final class OrdersReads implements DisposableBean {
 
     /** Every read on the primary. */
     static OrdersReads primaryOnly(JdbcClient primary) {
-        return new OrdersReads(primary, null, Duration.ZERO);
+        return new OrdersReads(primary, null, null, Duration.ZERO);
     }
 
-    static OrdersReads of(JdbcClient primary, ReplicaReadSettings settings) {
+    static OrdersReads of(HikariDataSource orders, ReplicaReadSettings settings, Duration readTimeout) {
+        var reports = new HikariConfig();
+        orders.copyStateTo(reports);
+        reports.setPoolName("orders-reports");
+        reports.setMaximumPoolSize(2);
+        reports.setMinimumIdle(0);
+        reports.addDataSourceProperty("socketTimeout", readTimeout.toMillis());
+        reports.setMetricRegistry(null);
+        reports.setMetricsTrackerFactory(null);
+        // a database down at start-up must not stop order-api: the report says so when it is asked
+        reports.setInitializationFailTimeout(-1);
+        var primaryPool = new HikariDataSource(reports);
+        var primary = JdbcClient.create(primaryPool);
         if (settings.url().isBlank()) {
-            return primaryOnly(primary);
+            return new OrdersReads(primary, primaryPool, null, Duration.ZERO);
         }
         var config = new HikariConfig();
         config.setPoolName("orders-replica");
@@ -54,7 +71,7 @@ public final class OrdersReads implements DisposableBean {
         config.addDataSourceProperty("allowPublicKeyRetrieval", true);
         // a replica down at start-up must not stop order-api: the report reads the primary meanwhile
         config.setInitializationFailTimeout(-1);
-        return new OrdersReads(primary, new HikariDataSource(config), settings.catchUp());
+        return new OrdersReads(primary, primaryPool, new HikariDataSource(config), settings.catchUp());
     }
 
     /**
@@ -95,6 +112,9 @@ public final class OrdersReads implements DisposableBean {
     public void destroy() {
         if (replicaPool != null) {
             replicaPool.close();
+        }
+        if (primaryPool != null) {
+            primaryPool.close();
         }
     }
 

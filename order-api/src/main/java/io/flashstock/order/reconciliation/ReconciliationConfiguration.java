@@ -1,5 +1,6 @@
 package io.flashstock.order.reconciliation;
 
+import com.zaxxer.hikari.HikariDataSource;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import io.flashstock.order.queue.WaitingRoomFigures;
@@ -10,9 +11,10 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.http.client.SimpleClientHttpRequestFactory;
-import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.web.client.RestClient;
 
+import javax.sql.DataSource;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.util.Map;
 
@@ -31,8 +33,9 @@ class ReconciliationConfiguration {
     }
 
     @Bean
-    OrdersReads reconciliationOrdersReads(JdbcClient jdbc, ReplicaReadSettings replica) {
-        return OrdersReads.of(jdbc, replica);
+    OrdersReads reconciliationOrdersReads(DataSource orders, ReplicaReadSettings replica,
+                                          ReconciliationSettings settings) throws SQLException {
+        return OrdersReads.of(orders.unwrap(HikariDataSource.class), replica, settings.ordersReadTimeout());
     }
 
     @Bean

@@ -14,6 +14,8 @@ import java.time.Duration;
  * @param topic the stock events topic
  * @param consumerGroup stock-consumer's consumer group, whose committed offsets measure the lag
  * @param timeout how long one call to Kafka or to stock-consumer may take
+ * @param ordersReadTimeout how long one read of the orders database may take: the report reads on a small pool of
+ *                          its own, since a full report under load outlasts the order path's 2 s socket timeout
  */
 @ConfigurationProperties("flashstock.reconciliation")
 public record ReconciliationSettings(
@@ -21,5 +23,6 @@ public record ReconciliationSettings(
         @DefaultValue("127.0.0.1:9092") String kafkaBootstrapServers,
         @DefaultValue("stock-events") String topic,
         @DefaultValue("stock-consumer") String consumerGroup,
-        @DefaultValue("5s") Duration timeout) {
+        @DefaultValue("5s") Duration timeout,
+        @DefaultValue("30s") Duration ordersReadTimeout) {
 }

@@ -13,11 +13,18 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The report's first invariant follows the item's gate, and an oversold item is named so whatever its gate. The
@@ -29,6 +36,10 @@ class ReconciliationGatesIT extends OrderApiIntegrationTest {
     /** order-api's pool hands out non-autocommit connections: a write stands only once committed. */
     @Autowired
     private TransactionTemplate transaction;
+    @Autowired
+    private OrdersReads reads;
+    @Autowired
+    private DataSource dataSource;
 
     @DynamicPropertySource
     static void infrastructure(DynamicPropertyRegistry registry) {
@@ -116,6 +127,38 @@ class ReconciliationGatesIT extends OrderApiIntegrationTest {
         assertThat(counter.holds()).isFalse();
         assertThat(counter.detail()).as("the gate's counter cannot match an oversold item")
                 .contains("oversold").doesNotContain("drift").doesNotContain("by hand");
+    }
+
+    /**
+     * A full report under load reads for longer than the order path's socket timeout (2 s): the dashboard showed
+     * "Communications link failure" instead of the report. Its read is held here on a table lock past that timeout.
+     */
+    @Test
+    void aReportWhoseReadOfTheOrdersOutlastsTheOrderPathsSocketTimeoutStillAnswers() throws Exception {
+        String item = uniqueItem("slow-read");
+        setStock(item, 10, null);
+        assertThat(api().order(item, "ann", 3).status()).isEqualTo(200);
+        relayed(item);
+        ItemReconciliation reconciled;
+        try (Connection locker = dataSource.getConnection(); Statement lock = locker.createStatement()) {
+            lock.execute("LOCK TABLES purchase_order WRITE");
+            var report = CompletableFuture.supplyAsync(() -> StandInSources.report(reads, redis, item, 7, 1,
+                    new StandInSources.StandInKafka()).items().get(0));
+            await("the report's read waits past the order path's socket timeout").atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(200)).until(() -> report.isDone() || longestLockWaitSeconds(locker) >= 3);
+            lock.execute("UNLOCK TABLES");
+            reconciled = report.get();
+        }
+        assertThat(reconciled.invariants()).allSatisfy(i -> assertThat(i.holds()).as("%s", i).isTrue());
+    }
+
+    private static long longestLockWaitSeconds(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement();
+             var waits = statement.executeQuery("SELECT COALESCE(MAX(TIME), 0) FROM information_schema.PROCESSLIST "
+                     + "WHERE STATE LIKE 'Waiting for table%'")) {
+            waits.next();
+            return waits.getLong(1);
+        }
     }
 
     /**

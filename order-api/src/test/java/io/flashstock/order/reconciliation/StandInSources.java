@@ -74,7 +74,7 @@ final class StandInSources {
 
         StandInKafka() {
             super(null, new ReconciliationSettings(URI.create(STOCK_CONSUMER), "unused:9092", "stock-events",
-                    "stock-consumer", Duration.ofSeconds(1)));
+                    "stock-consumer", Duration.ofSeconds(1), Duration.ofSeconds(1)));
         }
 
         /** Runs {@code hook} once Kafka has answered the report's first read, before the report goes on. */
