@@ -29,6 +29,7 @@ MIGRATE_TIMEOUT_MS = 5000
 BROKERS_DOWN_S = 30.0  # at most, and at most 0.4 of the load: the sale must go on after the brokers are back
 BROKERS_DOWN_SHARE = 0.4
 BROKER_KILL_SPACING = 0.25  # of the load, between two kills of the partition's leader (the first at 0.1 of it)
+BROKER_KILL_LATEST = 0.75  # of the load: a kill that would come later is left out
 KAFKA_STOCK_SHARE = 0.9  # the Kafka faults' stock: the sale runs out late, so it sells during and after them
 
 
@@ -314,13 +315,16 @@ def look_up_leader(run: Run) -> None:
 def broker_leader_kill(times: int):
     """The broker leading the main item's partition killed with SIGKILL and started again, `times` times: the first
     at 0.1 of the load, the next BROKER_KILL_SPACING of it later each, or as soon as the previous broker is back and
-    the new leader (the kill moved it) is known, if later. The stock lasts past the kills (KAFKA_STOCK_SHARE)."""
+    the new leader (the kill moved it) is known, if later, and not after BROKER_KILL_LATEST of the load. The stock
+    lasts past the kills (KAFKA_STOCK_SHARE)."""
     def inject(run: Run) -> None:
         load = run.load
         partition, leader = run.figures["partition"], run.figures["leader_before_load"]
         killed = []
         for k in range(times):
             at(load, (0.1 + k * BROKER_KILL_SPACING) * load.duration_s)
+            if k and time.monotonic() - load.started > BROKER_KILL_LATEST * load.duration_s:
+                break  # the previous restart and lookup took so long that no sale would be left to see this kill
             run.fault_start = run.fault_start or time.monotonic()
             blocking(stack, "kill", f"kafka-{leader}")
             down = time.monotonic()
@@ -331,7 +335,8 @@ def broker_leader_kill(times: int):
         run.fault_end = time.monotonic()
         sale_answered(run)
         run.figures = {**run.figures, "kills": killed, "200s_sent_after_fault": answers_sent(run, run.fault_end)["200"]}
-        run.description = f"kill -9 of the leader of partition {partition}, restarted, {times}×: " + ", ".join(killed)
+        run.description = (f"kill -9 of the leader of partition {partition}, restarted, {len(killed)}× of {times}: "
+                           + ", ".join(killed))
     return inject
 
 

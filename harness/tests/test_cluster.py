@@ -108,8 +108,9 @@ def test_answers_are_counted_by_when_their_order_was_sent_over_every_item_of_the
     assert cluster.answers_sent(run, 4.0) == {"200": 2}
 
 
-def kafka_run(monkeypatch, leaders):
-    """A run of a Kafka fault with no orders, its stack calls recorded; `leaders` answers the lookups in turn."""
+def kafka_run(monkeypatch, leaders, duration_s=0.0):
+    """A run of a Kafka fault with no orders, its stack calls recorded; `leaders` answers the lookups in turn. Its
+    faults come at once (`at` does not wait) and a brokers-down lasts 0.4 of duration_s."""
     calls = []
     monkeypatch.setattr(cluster, "stack", lambda *args: calls.append(" ".join(args)))
 
@@ -120,8 +121,9 @@ def kafka_run(monkeypatch, leaders):
     monkeypatch.setattr(cluster, "partition_leaders", partition_leaders)
     monkeypatch.setattr(cluster, "item_partition", lambda item: 2)
     monkeypatch.setattr(faults, "sql", lambda query: [["12", "7", "0"]])
+    monkeypatch.setattr(cluster, "at", lambda load, offset_s: None)
     load = faults.Load("a", 10, [])
-    load.started = cluster.time.monotonic()
+    load.started, load.duration_s = cluster.time.monotonic(), duration_s
     return faults.Run("brokers-down", "a", load, 0.9, None), calls
 
 
@@ -136,7 +138,7 @@ def test_brokers_down_kills_the_leader_looked_up_before_the_load_and_restarts_bo
 
 
 def test_the_leader_killed_next_is_looked_up_as_soon_as_the_previous_one_is_back(monkeypatch):
-    run, calls = kafka_run(monkeypatch, [2, 3, 1])
+    run, calls = kafka_run(monkeypatch, [2, 3, 1], duration_s=60.0)
     cluster.look_up_leader(run)
     cluster.broker_leader_kill(3)(run)
     assert calls == ["lookup", "kill kafka-2", "start kafka-2", "lookup", "kill kafka-3", "start kafka-3", "lookup",
@@ -152,3 +154,12 @@ def test_the_kafka_faults_end_well_before_their_stock_runs_out():
     last_kill = (0.1 + 2 * cluster.BROKER_KILL_SPACING) * duration_s
     # room for the brokers' restart (up to 30 s seen on the loaded box) and selling after it
     assert sell_out_s - brokers_back >= 20 and sell_out_s - last_kill >= 15
+
+
+def test_a_leader_kill_that_would_come_too_late_for_the_sale_is_left_out(monkeypatch):
+    run, calls = kafka_run(monkeypatch, [2, 3], duration_s=60.0)
+    cluster.look_up_leader(run)
+    run.load.started -= 50.0  # the first kill's restart and the lookup took until 50 s of a 60 s load
+    cluster.broker_leader_kill(3)(run)
+    assert calls == ["lookup", "kill kafka-2", "start kafka-2", "lookup"]
+    assert "1× of 3" in run.description
