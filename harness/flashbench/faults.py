@@ -546,6 +546,7 @@ class Run:
     label: str | None = None  # a side item of the sale (cluster topology): what it adds to the main item
     sides: list["Run"] = field(default_factory=list)  # the sale's other items, sold at the same time
     figures: dict = field(default_factory=dict)  # what a cluster fault measured (gaps, promotions, leaders)
+    prepared: dict = field(default_factory=dict)  # what Scenario.prepare looked up for the fault
 
     def all_loads(self) -> list[Load]:
         return [self.load, *(side.load for side in self.sides)]

@@ -163,3 +163,20 @@ def test_a_leader_kill_that_would_come_too_late_for_the_sale_is_left_out(monkeyp
     cluster.broker_leader_kill(3)(run)
     assert calls == ["lookup", "kill kafka-2", "start kafka-2", "lookup"]
     assert "1× of 3" in run.description
+
+
+def test_a_primary_is_killed_from_the_harness_and_timed_right_before_the_signal(monkeypatch):
+    victim, promoted = (cluster.Node(i, p, True, False, ((0, 16383),)) for i, p in (("v", 7201), ("n", 7205)))
+    run = faults.Run("redis-primary-kill", "a", faults.Load("a", 10, []), 0.4, None, prepared={"owner": victim})
+    signals, owners = [], [None, promoted, promoted]
+    monkeypatch.setattr(faults, "REDIS_NODE_PORTS", ["7200"])
+    monkeypatch.setattr(faults, "stack_pids", lambda: {"redis-2": 4242})
+    monkeypatch.setattr(cluster.os, "kill", lambda pid, sig: signals.append((pid, sig, cluster.time.monotonic())))
+    # scripts/stack kill is slow to start on a loaded box; by then the harness's signal has been sent
+    monkeypatch.setattr(cluster, "stack", lambda *args: cluster.time.sleep(0.3))
+    monkeypatch.setattr(cluster, "slot_owner", lambda slot: owners.pop(0))
+    monkeypatch.setattr(cluster, "election_won", lambda node, since: None)
+    got_victim, owner, killed_at, _ = cluster.kill_primary(run)
+    (pid, sig, signalled_at), = signals
+    assert (got_victim, owner, pid, sig) == (victim, promoted, 4242, cluster.signal.SIGKILL)
+    assert 0 <= signalled_at - killed_at < 0.05
