@@ -27,11 +27,16 @@ PROMOTION_TIMEOUT_S = 120.0  # cluster-node-timeout (3 s) and the replica's elec
 REJOIN_TIMEOUT_S = 60.0  # the old primary's restart from its AOF, then a full sync from the promoted replica
 MIGRATE_BATCH = 100  # keys per MIGRATE of a migrating slot, as `redis-cli --cluster reshard --cluster-pipeline`
 MIGRATE_TIMEOUT_MS = 5000
-BROKERS_DOWN_S = 30.0  # at most, and at most 0.4 of the load: the sale must go on after the brokers are back
-BROKERS_DOWN_SHARE = 0.4
+# A broker SIGKILLed and started again took 43–49 s to answer on the loaded box (run 1, 2026-11-26: 37 s before
+# the JVM logged "Kafka Server started"), so the Kafka faults run three times --duration, with stock that lasts
+# until ~0.95 of it, and leave room for the restart and some selling after it.
+KAFKA_DURATION_FACTOR = 3.0
+KAFKA_STOCK_SHARE = 0.95
+KAFKA_RESTART_S = 50.0
+SELLING_AFTER_S = 10.0  # of the load left after a broker's expected restart, for a kill to be made
+BROKERS_DOWN_S = 30.0  # at most, and at most BROKERS_DOWN_SHARE of the load
+BROKERS_DOWN_SHARE = 0.2  # 18 s of a 90 s load: longer than a send's timeouts (max.block 5 s + delivery 10 s)
 BROKER_KILL_SPACING = 0.25  # of the load, between two kills of the partition's leader (the first at 0.1 of it)
-BROKER_KILL_LATEST = 0.75  # of the load: a kill that would come later is left out
-KAFKA_STOCK_SHARE = 0.9  # the Kafka faults' stock: the sale runs out late, so it sells during and after them
 
 
 def item_slot(item: str) -> int:
@@ -180,6 +185,17 @@ def look_up_owner(run: Run) -> None:
     run.prepared.update(owner=owner, primaries=primaries, other=next(n for n in primaries if n.port != owner.port))
 
 
+def kill_now(component: str) -> float:
+    """SIGKILL of a node of the stack, sent from here; when it was sent (monotonic). `scripts/stack kill` took 0.3 s
+    to 2.2 s to deliver it on the loaded box, and a Redis primary went on selling meanwhile; it is called after the
+    signal, to wait until the process is gone and forget its pid file."""
+    pid = faults.stack_pids()[component]
+    sent = time.monotonic()
+    os.kill(pid, signal.SIGKILL)
+    blocking(stack, "kill", component)
+    return sent
+
+
 def kill_primary(run: Run) -> tuple[Node, Node, float, float]:
     """SIGKILL of the primary serving the item's slot (looked up before the load), then waits for its replica's
     promotion: (victim, new owner, when it was killed, when the new owner won its election), monotonic. The kill is
@@ -188,10 +204,8 @@ def kill_primary(run: Run) -> tuple[Node, Node, float, float]:
     since a client polling the cluster on a loaded machine sees it late; the time it saw it is the fallback."""
     slot = item_slot(run.item)
     victim = run.prepared["owner"]
-    pid = faults.stack_pids()[victim.component]
-    killed_at, killed_wall = time.monotonic(), time.time()
-    os.kill(pid, signal.SIGKILL)
-    blocking(stack, "kill", victim.component)  # waits until it is gone and forgets its pid file
+    killed_wall = time.time()
+    killed_at = kill_now(victim.component)
     seen_at = wait_for(lambda: (slot_owner(slot) or victim).port != victim.port, PROMOTION_TIMEOUT_S,
                        f"a replica of {victim.component} to be promoted")
     owner = blocking(slot_owner, slot)
@@ -327,19 +341,18 @@ def look_up_leader(run: Run) -> None:
 def broker_leader_kill(times: int):
     """The broker leading the main item's partition killed with SIGKILL and started again, `times` times: the first
     at 0.1 of the load, the next BROKER_KILL_SPACING of it later each, or as soon as the previous broker is back and
-    the new leader (the kill moved it) is known, if later, and not after BROKER_KILL_LATEST of the load. The stock
-    lasts past the kills (KAFKA_STOCK_SHARE)."""
+    the new leader (the kill moved it) is known, if later; a further kill only while the load has KAFKA_RESTART_S
+    + SELLING_AFTER_S left. The stock lasts past the kills (KAFKA_STOCK_SHARE)."""
     def inject(run: Run) -> None:
         load = run.load
         partition, leader = run.figures["partition"], run.figures["leader_before_load"]
         killed = []
         for k in range(times):
             at(load, (0.1 + k * BROKER_KILL_SPACING) * load.duration_s)
-            if k and time.monotonic() - load.started > BROKER_KILL_LATEST * load.duration_s:
-                break  # the previous restart and lookup took so long that no sale would be left to see this kill
-            run.fault_start = run.fault_start or time.monotonic()
-            blocking(stack, "kill", f"kafka-{leader}")
-            down = time.monotonic()
+            if k and load.started + load.duration_s - time.monotonic() < KAFKA_RESTART_S + SELLING_AFTER_S:
+                break  # no sale would be left to see this kill's restart
+            down = kill_now(f"kafka-{leader}")
+            run.fault_start = run.fault_start or down
             blocking(stack, "start", f"kafka-{leader}")
             killed.append(f"kafka-{leader} at {down - load.started:.1f} s (back after {time.monotonic() - down:.1f} s)")
             if k + 1 < times:
@@ -370,9 +383,8 @@ def brokers_down(run: Run) -> None:
     partition, leader = run.figures["partition"], run.figures["leader_before_load"]
     other = next(n for n in range(1, KAFKA_NODES + 1) if n != leader)
     at(load, 0.1 * load.duration_s)
-    run.fault_start = time.monotonic()
-    for n in (leader, other):
-        blocking(stack, "kill", f"kafka-{n}")
+    run.fault_start = kill_now(f"kafka-{leader}")
+    kill_now(f"kafka-{other}")
     gevent.sleep(max(0.0, run.fault_start + min(BROKERS_DOWN_S, BROKERS_DOWN_SHARE * load.duration_s)
                      - time.monotonic()))
     held = blocking(outbox_held)
@@ -396,10 +408,9 @@ SCENARIOS = {
     "redis-primary-kill": faults.Scenario(redis_primary_kill, prepare=look_up_owner),
     "redis-primary-rejoin": faults.Scenario(redis_primary_rejoin, prepare=look_up_owner),
     "slot-migration": faults.Scenario(slot_migration, prepare=look_up_owner),
-    # twice the load, so that the sale goes on before, during and after the brokers' faults
-    "broker-leader-kill": faults.Scenario(broker_leader_kill(3), prepare=look_up_leader, duration_factor=2.0,
-                                          stock_share=KAFKA_STOCK_SHARE),
-    "brokers-down": faults.Scenario(brokers_down, prepare=look_up_leader, duration_factor=2.0,
+    "broker-leader-kill": faults.Scenario(broker_leader_kill(3), prepare=look_up_leader,
+                                          duration_factor=KAFKA_DURATION_FACTOR, stock_share=KAFKA_STOCK_SHARE),
+    "brokers-down": faults.Scenario(brokers_down, prepare=look_up_leader, duration_factor=KAFKA_DURATION_FACTOR,
                                     stock_share=KAFKA_STOCK_SHARE),
 }
 # the cluster topology's run: its own faults, then the kills of one of the two order-apis, relays and consumers

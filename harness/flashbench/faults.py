@@ -35,7 +35,7 @@ each judged as its own row. Its scenarios (flashbench/cluster.py): redis-primary
 before the sell-out, its replica promoted; the gap in selling measured), redis-primary-rejoin (the old primary back
 as a replica while orders flow), slot-migration (the item's slot moved live, in batches of keys), broker-leader-kill
 (the partition's leader SIGKILLed and restarted, 3×), brokers-down (two of three brokers down for up to 30 s while
-the sale goes on: no outbox row may be given up as DEAD; both Kafka faults run twice --duration, with stock that lasts
+the sale goes on: no outbox row may be given up as DEAD; both Kafka faults run three times --duration, with stock that lasts
 past them), then api-kill, relay-kill and consumer-kill of the first of the two instances. The report adds
 what each measured and every item's time from commit to application before, during and after its fault.
 
