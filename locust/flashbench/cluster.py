@@ -7,8 +7,10 @@ cluster`), under the same load and checker.
 import binascii
 import datetime as dt
 import os
+import signal
 import subprocess
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,8 +25,18 @@ STATE = Path(os.environ.get("FLASHSTOCK_STATE", ROOT / ".stack"))
 REDIS_NODES, KAFKA_NODES = 6, 3  # as scripts/lib/cluster.sh
 PROMOTION_TIMEOUT_S = 120.0  # cluster-node-timeout (3 s) and the replica's election, with room for a loaded box
 REJOIN_TIMEOUT_S = 60.0  # the old primary's restart from its AOF, then a full sync from the promoted replica
-MIGRATE_PAUSE_S = 0.2  # between two keys of a migrating slot, so that orders meet it half moved (ASK, TRYAGAIN)
-BROKERS_DOWN_S = 30.0
+MIGRATE_BATCH = 100  # keys per MIGRATE of a migrating slot, as `redis-cli --cluster reshard --cluster-pipeline`
+MIGRATE_TIMEOUT_MS = 5000
+# A broker SIGKILLed and started again took 43–49 s to answer on the loaded box (run 1, 2026-11-26: 37 s before
+# the JVM logged "Kafka Server started"), so the Kafka faults run three times --duration, with stock that lasts
+# until ~0.95 of it, and leave room for the restart and some selling after it.
+KAFKA_DURATION_FACTOR = 3.0
+KAFKA_STOCK_SHARE = 0.95
+KAFKA_RESTART_S = 50.0
+SELLING_AFTER_S = 10.0  # of the load left after a broker's expected restart, for a kill to be made
+BROKERS_DOWN_S = 30.0  # at most, and at most BROKERS_DOWN_SHARE of the load
+BROKERS_DOWN_SHARE = 0.2  # 18 s of a 90 s load: longer than a send's timeouts (max.block 5 s + delivery 10 s)
+BROKER_KILL_SPACING = 0.25  # of the load, between two kills of the partition's leader (the first at 0.1 of it)
 
 
 def item_slot(item: str) -> int:
@@ -161,17 +173,39 @@ def election_won(node: Node, since: float) -> float | None:
     return None
 
 
-def kill_primary(run: Run) -> tuple[Node, Node, float, float]:
-    """SIGKILL of the primary serving the item's slot, then waits for its replica's promotion: (victim, new owner,
-    when it was killed, when the new owner won its election), monotonic. The election's time is read from the new
-    owner's log, since a client polling the cluster on a loaded machine sees it late; the time it saw it is the
-    fallback."""
+def look_up_owner(run: Run) -> None:
+    """Before the load (Scenario.prepare): the primary serving the sale's slot, the live primaries, and one of the
+    others (a slot migration's target). CLUSTER NODES asked by a client starved by its own load took 7.4 s on the
+    loaded box, and the fault waited for it."""
     slot = item_slot(run.item)
-    victim = blocking(slot_owner, slot)
-    if victim is None:
+    owner = slot_owner(slot)
+    if owner is None:
         raise RuntimeError(f"no live primary serves slot {slot} of {run.item}")
-    killed_at, killed_wall = time.monotonic(), time.time()
-    blocking(stack, "kill", victim.component)
+    primaries = [n for n in nodes() if n.primary and not n.failed]
+    run.prepared.update(owner=owner, primaries=primaries, other=next(n for n in primaries if n.port != owner.port))
+
+
+def kill_now(component: str) -> float:
+    """SIGKILL of a node of the stack, sent from here; when it was sent (monotonic). `scripts/stack kill` took 0.3 s
+    to 2.2 s to deliver it on the loaded box, and a Redis primary went on selling meanwhile; it is called after the
+    signal, to wait until the process is gone and forget its pid file."""
+    pid = faults.stack_pids()[component]
+    sent = time.monotonic()
+    os.kill(pid, signal.SIGKILL)
+    blocking(stack, "kill", component)
+    return sent
+
+
+def kill_primary(run: Run) -> tuple[Node, Node, float, float]:
+    """SIGKILL of the primary serving the item's slot (looked up before the load), then waits for its replica's
+    promotion: (victim, new owner, when it was killed, when the new owner won its election), monotonic. The kill is
+    sent from here and timed right before it: `scripts/stack kill` took 0.3 s to deliver it on the loaded box, and
+    orders sent meanwhile were still sold by the victim. The election's time is read from the new owner's log,
+    since a client polling the cluster on a loaded machine sees it late; the time it saw it is the fallback."""
+    slot = item_slot(run.item)
+    victim = run.prepared["owner"]
+    killed_wall = time.time()
+    killed_at = kill_now(victim.component)
     seen_at = wait_for(lambda: (slot_owner(slot) or victim).port != victim.port, PROMOTION_TIMEOUT_S,
                        f"a replica of {victim.component} to be promoted")
     owner = blocking(slot_owner, slot)
@@ -186,8 +220,8 @@ def redis_primary_kill(run: Run) -> None:
     the promotion; the killed node comes back as a replica once the load is over, for the scenarios after."""
     load = run.load
     at(load, around_sell_out(load, 2.0))
-    run.fault_start = time.monotonic()
-    victim, owner, killed_at, run.fault_end = kill_primary(run)
+    victim, owner, run.fault_start, run.fault_end = kill_primary(run)
+    killed_at = run.fault_start
     at(load, load.duration_s)
     blocking(stack, "start", victim.component)
     rejoined = wait_for(lambda: replica_synced(victim.port), REJOIN_TIMEOUT_S, f"{victim.component} to rejoin")
@@ -217,31 +251,59 @@ def redis_primary_rejoin(run: Run) -> None:
                        f"{run.figures['synced_replica_after_restart_s']:g} s")
 
 
+def migrate_slot(slot: int, source: Node, target: Node, primaries: list[Node]) -> tuple[int, int]:
+    """Moves the slot from source to target as `redis-cli --cluster reshard` does: SETSLOT IMPORTING on the target,
+    MIGRATING on the source, then the slot's keys in batches of MIGRATE_BATCH (GETKEYSINSLOT, one MIGRATE … KEYS of
+    them), then SETSLOT NODE on the target, the source and every other primary. Returns (keys moved, MIGRATE calls).
+    While it runs, a script finding none of its keys on the source is sent on (ASK), one finding some is refused
+    (TRYAGAIN)."""
+    cli(target.port, "CLUSTER", "SETSLOT", str(slot), "IMPORTING", source.id)
+    cli(source.port, "CLUSTER", "SETSLOT", str(slot), "MIGRATING", target.id)
+    moved = calls = 0
+    while keys := cli(source.port, "CLUSTER", "GETKEYSINSLOT", str(slot), str(MIGRATE_BATCH)).split():
+        cli(source.port, "MIGRATE", "127.0.0.1", str(target.port), "", "0", str(MIGRATE_TIMEOUT_MS), "KEYS", *keys)
+        moved, calls = moved + len(keys), calls + 1
+    for n in [target, source, *(n for n in primaries if n.port not in (source.port, target.port))]:
+        cli(n.port, "CLUSTER", "SETSLOT", str(slot), "NODE", target.id)
+    return moved, calls
+
+
+def answers_sent(run: Run, start: float, end: float = float("inf")) -> Counter:
+    """The answers, over every item of the sale, to the orders sent from start to end (monotonic), by status and
+    code."""
+    return Counter(str(r.status) + (f" {r.code}" if r.status != 200 and r.code else "")
+                   for load in run.all_loads() for r in load.requests if start <= r.sent_at <= end)
+
+
+def sale_answered(run: Run) -> None:
+    """Waits (cooperatively) until every order of the sale was sent and answered, for figures on the orders sent
+    after a fault; at most two minutes past the load's end."""
+    load = run.load
+    faults.wait_cooperatively(lambda: all(len(ld.requests) >= len(ld.draws) for ld in run.all_loads()),
+                              max(0.0, load.started + load.duration_s - time.monotonic()) + 120)
+
+
 def slot_migration(run: Run) -> None:
-    """The main item's slot moved live to another primary two seconds before the sell-out, as `redis-cli --cluster
-    reshard` moves a slot (SETSLOT IMPORTING/MIGRATING, MIGRATE key by key, SETSLOT NODE on every primary), one key
-    every MIGRATE_PAUSE_S so that orders meet the slot half moved: a script finding none of its keys is sent on
-    (ASK), one finding some is refused (TRYAGAIN)."""
+    """The main item's slot moved live to another primary two seconds before the sell-out, in batches as `redis-cli
+    --cluster reshard` moves a slot (migrate_slot). Measured: how long it took, and what the orders sent meanwhile
+    were answered (503 REDIS_UNAVAILABLE for those refused TRYAGAIN)."""
     load = run.load
     slot = item_slot(run.item)
     at(load, around_sell_out(load, 2.0))
     run.fault_start = time.monotonic()
-    source = blocking(slot_owner, slot)
-    target = next(n for n in blocking(nodes) if n.primary and not n.failed and n.port != source.port)
-    blocking(cli, target.port, "CLUSTER", "SETSLOT", str(slot), "IMPORTING", source.id)
-    blocking(cli, source.port, "CLUSTER", "SETSLOT", str(slot), "MIGRATING", target.id)
-    moved = []
-    while keys := blocking(cli, source.port, "CLUSTER", "GETKEYSINSLOT", str(slot), "100").split():
-        for key in keys:
-            blocking(cli, source.port, "MIGRATE", "127.0.0.1", str(target.port), "", "0", "5000", "KEYS", key)
-            moved.append(key)
-            gevent.sleep(MIGRATE_PAUSE_S)
-    for n in [target, source, *(n for n in blocking(nodes) if n.primary and n.port not in (source.port, target.port))]:
-        blocking(cli, n.port, "CLUSTER", "SETSLOT", str(slot), "NODE", target.id)
+    source, target = run.prepared["owner"], run.prepared["other"]
+    moved, calls = blocking(migrate_slot, slot, source, target, run.prepared["primaries"])
     run.fault_end = time.monotonic()
-    run.figures = {"slot": slot, "keys_moved": len(moved), "migration_s": round(run.fault_end - run.fault_start, 2)}
+    sale_answered(run)
+    during = answers_sent(run, run.fault_start, run.fault_end)
+    run.figures = {"slot": slot, "keys_moved": moved, "migrate_calls": calls,
+                   "migration_s": round(run.fault_end - run.fault_start, 2),
+                   "orders_sent_during": sum(during.values()),
+                   "503_during": sum(v for k, v in during.items() if k.startswith("503")),
+                   "503_in_all": sum(v for k, v in answers_sent(run, 0.0).items() if k.startswith("503"))}
     run.description = (f"slot {slot} of {run.item} migrated live from {source.component} to {target.component}: "
-                       f"{len(moved)} keys one by one in {run.figures['migration_s']:g} s")
+                       f"{moved} keys in {calls} MIGRATE calls of up to {MIGRATE_BATCH}, "
+                       f"{run.figures['migration_s']:g} s")
 
 
 def item_partition(item: str) -> int:
@@ -269,58 +331,87 @@ def leader_of(partition: int) -> int:
     return leader
 
 
+def look_up_leader(run: Run) -> None:
+    """Before the load (Scenario.prepare): the main item's partition and the broker leading it. Both take an admin
+    call and a Kafka tool's JVM, 16 s on a loaded box: looked up during the load, the fault came after the sell-out."""
+    partition = item_partition(run.item)
+    run.figures = {**run.figures, "partition": partition, "leader_before_load": leader_of(partition)}
+
+
 def broker_leader_kill(times: int):
-    """The broker leading the main item's partition killed with SIGKILL and started again, `times` times, spread
-    as the other repeated kills (from half the sell-out time to one and a half times it); the leader is looked up
-    before each kill, since the previous one moved it."""
+    """The broker leading the main item's partition killed with SIGKILL and started again, `times` times: the first
+    at 0.1 of the load, the next BROKER_KILL_SPACING of it later each, or as soon as the previous broker is back and
+    the new leader (the kill moved it) is known, if later; a further kill only while the load has KAFKA_RESTART_S
+    + SELLING_AFTER_S left. The stock lasts past the kills (KAFKA_STOCK_SHARE)."""
     def inject(run: Run) -> None:
         load = run.load
-        partition = blocking(item_partition, run.item)
+        partition, leader = run.figures["partition"], run.figures["leader_before_load"]
         killed = []
         for k in range(times):
-            at(load, min(max(0.1 * load.duration_s, (0.5 + k / max(1, times - 1)) * load.sell_out_s),
-                         0.9 * load.duration_s))
-            leader = leader_of(partition)
-            run.fault_start = run.fault_start or time.monotonic()
-            blocking(stack, "kill", f"kafka-{leader}")
-            down = time.monotonic()
+            at(load, (0.1 + k * BROKER_KILL_SPACING) * load.duration_s)
+            if k and load.started + load.duration_s - time.monotonic() < KAFKA_RESTART_S + SELLING_AFTER_S:
+                break  # no sale would be left to see this kill's restart
+            down = kill_now(f"kafka-{leader}")
+            run.fault_start = run.fault_start or down
             blocking(stack, "start", f"kafka-{leader}")
-            killed.append(f"kafka-{leader} at {down - load.started:.0f} s (back after {time.monotonic() - down:.0f} s)")
+            killed.append(f"kafka-{leader} at {down - load.started:.1f} s (back after {time.monotonic() - down:.1f} s)")
+            if k + 1 < times:
+                leader = leader_of(partition)
         run.fault_end = time.monotonic()
-        run.figures = {"partition": partition, "kills": killed}
-        run.description = f"kill -9 of the leader of partition {partition}, restarted, {times}×: " + ", ".join(killed)
+        sale_answered(run)
+        run.figures = {**run.figures, "kills": killed, "200s_sent_after_fault": answers_sent(run, run.fault_end)["200"]}
+        run.description = (f"kill -9 of the leader of partition {partition}, restarted, {len(killed)}× of {times}: "
+                           + ", ".join(killed))
     return inject
 
 
+def outbox_held() -> dict:
+    """The outbox rows not yet sent (NEW), the most claims one of them has had, and the DEAD rows."""
+    (new, attempts, dead), = faults.sql(
+        "SELECT COALESCE(SUM(status = 'NEW'), 0), COALESCE(MAX(CASE WHEN status = 'NEW' THEN attempts END), 0), "
+        "COALESCE(SUM(status = 'DEAD'), 0) FROM orders.outbox_event")
+    return {"unsent": int(new), "most_claims": int(attempts), "dead": int(dead)}
+
+
 def brokers_down(run: Run) -> None:
-    """Two of the three brokers (the main item's partition leader and one more) killed for BROKERS_DOWN_S, centred
-    on the sell-out: no partition has its two in-sync replicas (min.insync.replicas=2) and the controllers have no
-    quorum, so nothing can be published. The relays must hold their rows (not DEAD) and catch up afterwards."""
+    """Two of the three brokers (the main item's partition leader, known before the load, and one more) killed at
+    0.1 of the load for BROKERS_DOWN_S (at most BROKERS_DOWN_SHARE of the load), then both started again at once:
+    no partition has its two in-sync replicas (min.insync.replicas=2) and the controllers have no quorum, so nothing
+    can be published. The sale goes on meanwhile and after (the stock lasts: KAFKA_STOCK_SHARE); the relays must
+    hold their rows (not DEAD) and catch up. The fault lasts until both brokers answer again."""
     load = run.load
-    partition = blocking(item_partition, run.item)
-    at(load, around_sell_out(load, BROKERS_DOWN_S / 2))
-    leader = leader_of(partition)
+    partition, leader = run.figures["partition"], run.figures["leader_before_load"]
     other = next(n for n in range(1, KAFKA_NODES + 1) if n != leader)
-    run.fault_start = time.monotonic()
-    for n in (leader, other):
-        blocking(stack, "kill", f"kafka-{n}")
-    gevent.sleep(max(0.0, run.fault_start + BROKERS_DOWN_S - time.monotonic()))
+    at(load, 0.1 * load.duration_s)
+    run.fault_start = kill_now(f"kafka-{leader}")
+    kill_now(f"kafka-{other}")
+    gevent.sleep(max(0.0, run.fault_start + min(BROKERS_DOWN_S, BROKERS_DOWN_SHARE * load.duration_s)
+                     - time.monotonic()))
+    held = blocking(outbox_held)
     restarted = time.monotonic()
-    for n in (leader, other):
-        blocking(stack, "start", f"kafka-{n}")
+    gevent.joinall([gevent.spawn(blocking, stack, "start", f"kafka-{n}") for n in (leader, other)], raise_error=True)
     run.fault_end = time.monotonic()
-    run.figures = {"partition": partition, "down_s": round(restarted - run.fault_start, 1),
-                   "restart_s": round(run.fault_end - restarted, 1)}
-    run.description = (f"kafka-{leader} (leader of partition {partition}) and kafka-{other} killed, started again "
-                       f"after {run.figures['down_s']:g} s (up {run.figures['restart_s']:g} s later)")
+    sale_answered(run)
+    down = answers_sent(run, run.fault_start, restarted)
+    run.figures = {**run.figures, "down_s": round(restarted - run.fault_start, 1),
+                   "restart_s": round(run.fault_end - restarted, 1),
+                   "200s_sent_while_down": down["200"],
+                   "outbox_unsent_at_restart": held["unsent"], "most_claims_of_an_unsent_row": held["most_claims"],
+                   "outbox_dead_at_restart": held["dead"],
+                   "200s_sent_after_fault": answers_sent(run, run.fault_end)["200"]}
+    run.description = (f"kafka-{leader} (leader of partition {partition}) and kafka-{other} killed at "
+                       f"{run.fault_start - load.started:.1f} s, started again after {run.figures['down_s']:g} s "
+                       f"(up {run.figures['restart_s']:g} s later)")
 
 
 SCENARIOS = {
-    "redis-primary-kill": faults.Scenario(redis_primary_kill),
-    "redis-primary-rejoin": faults.Scenario(redis_primary_rejoin),
-    "slot-migration": faults.Scenario(slot_migration),
-    "broker-leader-kill": faults.Scenario(broker_leader_kill(3)),
-    "brokers-down": faults.Scenario(brokers_down),
+    "redis-primary-kill": faults.Scenario(redis_primary_kill, prepare=look_up_owner),
+    "redis-primary-rejoin": faults.Scenario(redis_primary_rejoin, prepare=look_up_owner),
+    "slot-migration": faults.Scenario(slot_migration, prepare=look_up_owner),
+    "broker-leader-kill": faults.Scenario(broker_leader_kill(3), prepare=look_up_leader,
+                                          duration_factor=KAFKA_DURATION_FACTOR, stock_share=KAFKA_STOCK_SHARE),
+    "brokers-down": faults.Scenario(brokers_down, prepare=look_up_leader, duration_factor=KAFKA_DURATION_FACTOR,
+                                    stock_share=KAFKA_STOCK_SHARE),
 }
 # the cluster topology's run: its own faults, then the kills of one of the two order-apis, relays and consumers
 DEFAULT = [*SCENARIOS, "api-kill", "relay-kill", "consumer-kill"]

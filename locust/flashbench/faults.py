@@ -36,9 +36,10 @@ the two order-apis in turn, and each scenario sells, beside its item, three more
 per-user limit of 3, one through the token gate, one through the waiting room (SIDE_ITEMS),
 each judged as its own row. Its scenarios (flashbench/cluster.py): redis-primary-kill (the shard's primary SIGKILLed
 before the sell-out, its replica promoted; the gap in selling measured), redis-primary-rejoin (the old primary back
-as a replica while orders flow), slot-migration (the item's slot moved live, key by key), broker-leader-kill (the
-partition's leader SIGKILLed and restarted, 3×), brokers-down (two of three brokers down for 30 s: no outbox row may
-be given up as DEAD), then api-kill, relay-kill and consumer-kill of the first of the two instances. The report adds
+as a replica while orders flow), slot-migration (the item's slot moved live, in batches of keys), broker-leader-kill
+(the partition's leader SIGKILLed and restarted, 3×), brokers-down (two of three brokers down for up to 30 s while
+the sale goes on: no outbox row may be given up as DEAD; both Kafka faults run three times --duration, with stock that lasts
+past them), then api-kill, relay-kill and consumer-kill of the first of the two instances. The report adds
 what each measured and every item's time from commit to application before, during and after its fault.
 
 Writes faults.md (the table of docs/reliability.md), faults.json, and for each scenario its reconciliation,
@@ -548,6 +549,7 @@ class Run:
     label: str | None = None  # a side item of the sale (cluster topology): what it adds to the main item
     sides: list["Run"] = field(default_factory=list)  # the sale's other items, sold at the same time
     figures: dict = field(default_factory=dict)  # what a cluster fault measured (gaps, promotions, leaders)
+    prepared: dict = field(default_factory=dict)  # what Scenario.prepare looked up for the fault
 
     def all_loads(self) -> list[Load]:
         return [self.load, *(side.load for side in self.sides)]
@@ -879,6 +881,11 @@ class Scenario:
     repair_redis: bool = False
     gate: str = "redis"  # "queue": real users go through the waiting room (QueueLoad)
     rate_share: float = 1.0  # of --rate (and of the stock), for loads heavier per user than one order
+    # after the items are set up and before the load starts: what the fault needs to know and is slow to learn
+    # (a Kafka tool's JVM on a loaded box), looked up while it costs the sale nothing
+    prepare: Callable[[Run], None] | None = None
+    duration_factor: float = 1.0  # of --duration, for a fault that needs time before, during and after it
+    stock_share: float | None = None  # instead of --stock-share (and --stock): when the item must sell past the fault
 
 
 SCENARIOS = {
@@ -1133,6 +1140,10 @@ def same_shard(item: str, other: str) -> bool:
 def run_scenario(name: str, rate: float, duration_s: float, stock: int, out: Path) -> list[Outcome]:
     """Runs one scenario; its outcome, and on the cluster topology one per side item of the sale too."""
     scenario = SCENARIOS[name]
+    duration_s *= scenario.duration_factor
+    # the stock keeps its share of the units asked over a longer load, unless the scenario sets its own share
+    stock = (default_stock(rate, duration_s, scenario.stock_share) if scenario.stock_share is not None
+             else round(stock * scenario.duration_factor))
     plans = [SideItem("", scenario.gate, scenario.per_user_limit, scenario.rate_share)]
     if TOPOLOGY == "cluster" and scenario.gate == "redis":
         plans += SIDE_ITEMS
@@ -1165,6 +1176,8 @@ def run_scenario(name: str, rate: float, duration_s: float, stock: int, out: Pat
                        f"the reset of {r.item} to reach the stock database")
             sold_out_at = ideal_sell_out(r.load.draws, baseline, r.per_user_limit)
             r.load.sell_out_s = (sold_out_at if sold_out_at is not None else len(r.load.draws)) / r.load.rate
+        if scenario.prepare:
+            scenario.prepare(run)
         settled_before = in_doubt_settled()
         for r in runs:
             print(f"[faults] {name}{' · ' + r.label if r.label else ''}: {r.load.rate:g}/s for {duration_s:g} s on "

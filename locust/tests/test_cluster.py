@@ -73,3 +73,112 @@ def test_the_promotion_is_timed_by_the_new_primarys_log(tmp_path, monkeypatch):
     killed = cluster.dt.datetime(2026, 11, 26, 11, 22, 38).timestamp()
     assert round(cluster.election_won(node, killed) - killed, 3) == 5.814
     assert cluster.election_won(node, killed + 60) is None
+
+
+def test_a_slot_is_migrated_in_batches_of_keys_as_redis_cli_reshard_does(monkeypatch):
+    keys = [f"stock:{{a}}:idem:{i}" for i in range(250)]
+    calls = []
+
+    def cli(port, *args):
+        calls.append((port, *args))
+        if args[:2] == ("CLUSTER", "GETKEYSINSLOT"):
+            batch = keys[:int(args[3])]
+            return "".join(k + "\n" for k in batch)
+        if args[0] == "MIGRATE":
+            del keys[:len(args) - args.index("KEYS") - 1]
+        return "OK\n"
+
+    monkeypatch.setattr(cluster, "cli", cli)
+    source, target, other = (cluster.Node(i, p, True, False, ()) for i, p in (("s", 7201), ("t", 7200), ("o", 7202)))
+    assert cluster.migrate_slot(42, source, target, [target, source, other]) == (250, 3)
+    assert calls[:2] == [(7200, "CLUSTER", "SETSLOT", "42", "IMPORTING", "s"),
+                         (7201, "CLUSTER", "SETSLOT", "42", "MIGRATING", "t")]
+    migrates = [c for c in calls if c[1] == "MIGRATE"]
+    assert [len(c) - c.index("KEYS") - 1 for c in migrates] == [100, 100, 50]
+    assert migrates[0][:7] == (7201, "MIGRATE", "127.0.0.1", "7200", "", "0", "5000")
+    assert calls[-3:] == [(p, "CLUSTER", "SETSLOT", "42", "NODE", "t") for p in (7200, 7201, 7202)]
+
+
+def test_answers_are_counted_by_when_their_order_was_sent_over_every_item_of_the_sale():
+    main, side = faults.Load("a", 10, []), faults.Load("b", 10, [])
+    main.requests = [request(1.0, 1.1), request(2.0, 6.0, 503), request(3.0, 3.1), request(5.0, 5.1)]
+    side.requests = [request(2.5, 2.6, 503), request(9.0, 9.1)]
+    run = faults.Run("slot-migration", "a", main, 0.4, None, sides=[faults.Run("x", "b", side, 0.4, None)])
+    assert cluster.answers_sent(run, 2.0, 4.0) == {"503 STOCK_RELOADING": 2, "200": 1}
+    assert cluster.answers_sent(run, 4.0) == {"200": 2}
+
+
+def kafka_run(monkeypatch, leaders, duration_s=0.0):
+    """A run of a Kafka fault with no orders, its stack calls recorded; `leaders` answers the lookups in turn. Its
+    faults come at once (`at` does not wait) and a brokers-down lasts 0.4 of duration_s."""
+    calls = []
+    monkeypatch.setattr(cluster, "stack", lambda *args: calls.append(" ".join(args)))
+    monkeypatch.setattr(faults, "stack_pids", lambda: {f"kafka-{n}": 4240 + n for n in (1, 2, 3)})
+    monkeypatch.setattr(cluster.os, "kill", lambda pid, sig: calls.append(f"SIGKILL {pid}"))
+
+    def partition_leaders():
+        calls.append("lookup")
+        return {2: leaders.pop(0)}
+
+    monkeypatch.setattr(cluster, "partition_leaders", partition_leaders)
+    monkeypatch.setattr(cluster, "item_partition", lambda item: 2)
+    monkeypatch.setattr(faults, "sql", lambda query: [["12", "7", "0"]])
+    monkeypatch.setattr(cluster, "at", lambda load, offset_s: None)
+    load = faults.Load("a", 10, [])
+    load.started, load.duration_s = cluster.time.monotonic(), duration_s
+    return faults.Run("brokers-down", "a", load, 0.9, None), calls
+
+
+def test_brokers_down_kills_the_leader_looked_up_before_the_load_and_restarts_both(monkeypatch):
+    run, calls = kafka_run(monkeypatch, [3])
+    cluster.look_up_leader(run)
+    assert calls == ["lookup"]
+    cluster.brokers_down(run)
+    assert calls[1:5] == ["SIGKILL 4243", "kill kafka-3", "SIGKILL 4241", "kill kafka-1"]
+    assert sorted(calls[5:]) == ["start kafka-1", "start kafka-3"]  # at once, no lookup during the fault
+    assert run.figures["outbox_unsent_at_restart"] == 12 and run.figures["outbox_dead_at_restart"] == 0
+
+
+def test_the_leader_killed_next_is_looked_up_as_soon_as_the_previous_one_is_back(monkeypatch):
+    run, calls = kafka_run(monkeypatch, [2, 3, 1], duration_s=200.0)
+    cluster.look_up_leader(run)
+    cluster.broker_leader_kill(3)(run)
+    assert calls == ["lookup", "SIGKILL 4242", "kill kafka-2", "start kafka-2", "lookup", "SIGKILL 4243", "kill kafka-3",
+                     "start kafka-3", "lookup", "SIGKILL 4241", "kill kafka-1", "start kafka-1"]
+
+
+def test_the_kafka_faults_end_well_before_their_stock_runs_out():
+    rate, duration_s = 200.0, 30.0 * cluster.SCENARIOS["brokers-down"].duration_factor
+    draws = faults.draw_orders(int(rate * duration_s), None, seed="kafka")
+    stock = faults.default_stock(rate, duration_s, cluster.SCENARIOS["brokers-down"].stock_share)
+    sell_out_s = faults.ideal_sell_out(draws, stock, None) / rate
+    brokers_back = (0.1 + cluster.BROKERS_DOWN_SHARE) * duration_s + cluster.KAFKA_RESTART_S
+    # the restart of a broker took up to 49 s on the loaded box; the sale must go on after it
+    assert sell_out_s - brokers_back >= 5
+    assert 0.1 * duration_s + cluster.KAFKA_RESTART_S + cluster.SELLING_AFTER_S <= duration_s  # the first leader kill
+
+
+def test_a_leader_kill_that_would_come_too_late_for_the_sale_is_left_out(monkeypatch):
+    run, calls = kafka_run(monkeypatch, [2, 3], duration_s=90.0)
+    cluster.look_up_leader(run)
+    run.load.started -= 31.0  # the first kill's restart and the lookup took until 31 s of a 90 s load
+    cluster.broker_leader_kill(3)(run)
+    assert calls == ["lookup", "SIGKILL 4242", "kill kafka-2", "start kafka-2", "lookup"]
+    assert "1× of 3" in run.description
+
+
+def test_a_primary_is_killed_from_the_harness_and_timed_right_before_the_signal(monkeypatch):
+    victim, promoted = (cluster.Node(i, p, True, False, ((0, 16383),)) for i, p in (("v", 7201), ("n", 7205)))
+    run = faults.Run("redis-primary-kill", "a", faults.Load("a", 10, []), 0.4, None, prepared={"owner": victim})
+    signals, owners = [], [None, promoted, promoted]
+    monkeypatch.setattr(faults, "REDIS_NODE_PORTS", ["7200"])
+    monkeypatch.setattr(faults, "stack_pids", lambda: {"redis-2": 4242})
+    monkeypatch.setattr(cluster.os, "kill", lambda pid, sig: signals.append((pid, sig, cluster.time.monotonic())))
+    # scripts/stack kill is slow to start on a loaded box; by then the harness's signal has been sent
+    monkeypatch.setattr(cluster, "stack", lambda *args: cluster.time.sleep(0.3))
+    monkeypatch.setattr(cluster, "slot_owner", lambda slot: owners.pop(0))
+    monkeypatch.setattr(cluster, "election_won", lambda node, since: None)
+    got_victim, owner, killed_at, _ = cluster.kill_primary(run)
+    (pid, sig, signalled_at), = signals
+    assert (got_victim, owner, pid, sig) == (victim, promoted, 4242, cluster.signal.SIGKILL)
+    assert 0 <= signalled_at - killed_at < 0.05
