@@ -17,8 +17,8 @@ import java.util.Locale;
  */
 public class AdminAccessDenied extends ErrorResponseException {
 
-    public static final String DISABLED = "ADMIN_DISABLED";
-    public static final String UNAUTHORIZED = "ADMIN_UNAUTHORIZED";
+    private static final String DISABLED = "ADMIN_DISABLED";
+    private static final String UNAUTHORIZED = "ADMIN_UNAUTHORIZED";
 
     private AdminAccessDenied(HttpStatus status, String code, String title, String detail) {
         super(status, problem(status, code, title, detail), null);
