@@ -10,7 +10,7 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
-/** Stock administration; bearer token required (see {@code io.flashstock.order.web.AdminAccess}). */
+/** Stock administration; bearer token required (see {@code io.flashstock.admin.AdminAccess}). */
 @RestController
 @RequestMapping(path = "/admin/items/{itemCode}", produces = MediaType.APPLICATION_JSON_VALUE)
 class StockAdminController {

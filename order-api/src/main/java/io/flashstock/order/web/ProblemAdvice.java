@@ -1,5 +1,6 @@
 package io.flashstock.order.web;
 
+import io.flashstock.admin.AdminAccessDenied;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
@@ -47,9 +48,6 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
         ProblemDetail problem = Problems.detail(ex.type(), ex.getMessage());
         ex.properties().forEach(problem::setProperty);
         var headers = new HttpHeaders();
-        if (ex.type() == ProblemType.ADMIN_UNAUTHORIZED) {
-            headers.set(HttpHeaders.WWW_AUTHENTICATE, "Bearer");
-        }
         if (ex.retryAfterSeconds() != null) {
             headers.set(HttpHeaders.RETRY_AFTER, ex.retryAfterSeconds().toString());
         }
@@ -59,6 +57,13 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
         }
         reportRejection(problem, request);
         return Problems.answer(problem, headers);
+    }
+
+    /** The admin token guard's refusals ({@code io.flashstock.admin}): its problem and headers, answered as ours. */
+    @ExceptionHandler(AdminAccessDenied.class)
+    ResponseEntity<ProblemDetail> adminAccessDenied(AdminAccessDenied ex, WebRequest request) {
+        reportRejection(ex.getBody(), request);
+        return Problems.answer(ex.getBody(), ex.getHeaders());
     }
 
     /** Database failures that no feature translated itself (Redis failures are translated where they occur). */

@@ -6,7 +6,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The way back for DEAD rows; bearer token required (see {@code io.flashstock.relay.web.AdminAccess}).
+ * The way back for DEAD rows; bearer token required (see {@code io.flashstock.admin.AdminAccess}).
  * {@code POST /admin/outbox/dead/requeue?id=<row id>}, {@code ?itemCode=<item>} or {@code ?all=true}.
  */
 @RestController

@@ -1,5 +1,6 @@
 package io.flashstock.relay.web;
 
+import io.flashstock.admin.AdminAccessDenied;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
@@ -26,11 +27,13 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
 
     @ExceptionHandler(ProblemException.class)
     ResponseEntity<ProblemDetail> problem(ProblemException ex) {
-        var headers = new HttpHeaders();
-        if (ex.type() == ProblemType.ADMIN_UNAUTHORIZED) {
-            headers.set(HttpHeaders.WWW_AUTHENTICATE, "Bearer");
-        }
-        return answer(detail(ex.type(), ex.getMessage()), headers);
+        return answer(detail(ex.type(), ex.getMessage()), new HttpHeaders());
+    }
+
+    /** The admin token guard's refusals ({@code io.flashstock.admin}): its problem and headers, answered as ours. */
+    @ExceptionHandler(AdminAccessDenied.class)
+    ResponseEntity<ProblemDetail> adminAccessDenied(AdminAccessDenied ex) {
+        return answer(ex.getBody(), ex.getHeaders());
     }
 
     @ExceptionHandler(DataAccessException.class)

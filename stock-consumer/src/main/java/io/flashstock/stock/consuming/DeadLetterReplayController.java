@@ -5,7 +5,7 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * {@code POST /admin/dead-letters/replay}: applies what the dead-letter topic holds and can now be applied, once;
- * bearer token required (see {@code io.flashstock.stock.admin.AdminAccess}).
+ * bearer token required (see {@code io.flashstock.admin.AdminAccess}).
  */
 @RestController
 class DeadLetterReplayController {

@@ -1,4 +1,4 @@
-package io.flashstock.order.web;
+package io.flashstock.admin;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -10,30 +10,29 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
 /**
- * Guards {@code /admin/**}: refused (403) when no token is configured, 401 unless the request carries
- * {@code Authorization: Bearer <token>}. Compares digests in constant time, so neither the token's content
- * nor its length leaks through timing.
+ * Guards {@code /admin/**}: refused (403 {@code ADMIN_DISABLED}) when no token is configured, 401
+ * {@code ADMIN_UNAUTHORIZED} unless the request carries {@code Authorization: Bearer <token>}. Compares digests in
+ * constant time, so neither the token's content nor its length leaks through timing.
  */
-class AdminAccess implements HandlerInterceptor {
+public class AdminAccess implements HandlerInterceptor {
 
     private static final String BEARER = "Bearer ";
 
     private final byte[] tokenDigest;
 
-    AdminAccess(AdminSettings settings) {
+    public AdminAccess(AdminSettings settings) {
         this.tokenDigest = settings.enabled() ? sha256(settings.token()) : null;
     }
 
     @Override
     public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
         if (tokenDigest == null) {
-            throw new ProblemException(ProblemType.ADMIN_DISABLED,
-                    "no admin token is configured (set STOCK_ADMIN_TOKEN)");
+            throw AdminAccessDenied.disabled();
         }
         String authorization = request.getHeader(HttpHeaders.AUTHORIZATION);
         if (authorization == null || !authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())
                 || !MessageDigest.isEqual(tokenDigest, sha256(authorization.substring(BEARER.length())))) {
-            throw new ProblemException(ProblemType.ADMIN_UNAUTHORIZED, "send Authorization: Bearer <admin token>");
+            throw AdminAccessDenied.unauthorized();
         }
         return true;
     }

@@ -1,9 +1,9 @@
-package io.flashstock.order.web;
+package io.flashstock.admin;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * Access to the {@code /admin/**} endpoints.
+ * Access to the {@code /admin/**} endpoints; one setting for every service, so one token serves all of them.
  *
  * @param token the bearer token the admin endpoints require (env {@code STOCK_ADMIN_TOKEN}); empty turns the
  *              admin endpoints off (403)
