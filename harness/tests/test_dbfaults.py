@@ -41,3 +41,13 @@ def test_the_commands_share_is_of_the_gap_and_only_for_a_failover(tmp_path):
     table = dbfaults.gap_table([dbfaults.gap_row(failover, answers), dbfaults.gap_row(broken, tmp_path / "x")])
     assert "| db-primary-kill (run 1) | 4.0 | 1.0 | 25 % | 200 |" in table
     assert "| db-kill-behind (run 1) | — | — | — | — |" in table
+
+
+def test_a_process_is_gone_once_it_exited_even_before_it_is_reaped():
+    import subprocess
+    child = subprocess.Popen(["sleep", "30"])
+    assert not dbfaults.gone(child.pid)
+    child.kill()
+    dbfaults.wait_until(lambda: dbfaults.gone(child.pid), 5, "the child to exit", 0.01)  # a zombie until waited
+    child.wait()
+    assert dbfaults.gone(child.pid)
