@@ -81,10 +81,17 @@ def root_sql(node: str, query: str) -> str:
 
 
 def transactions_behind(replica: str) -> int:
-    """The primary's binary log position less what the replica applied, in transactions (domain 0)."""
+    """The primary's binary log position less what the replica applied, in transactions (domain 0). The replica is
+    read first: read second, it could have applied past the primary's position read before it (a negative count)."""
+    applied = root_sql(replica, "SELECT @@gtid_slave_pos")
+    return gtid_gap(root_sql(primary(), "SELECT @@gtid_binlog_pos"), applied)
+
+
+def gtid_gap(primary_position: str, replica_position: str) -> int:
+    """Transactions of domain 0 in the first GTID position and not in the second, never below 0."""
     def seq(position: str) -> int:
         return max((int(g.split("-")[2]) for g in position.split(",") if g.startswith("0-")), default=0)
-    return seq(root_sql(primary(), "SELECT @@gtid_binlog_pos")) - seq(root_sql(replica, "SELECT @@gtid_slave_pos"))
+    return max(0, seq(primary_position) - seq(replica_position))
 
 
 def service_env() -> dict[str, str]:
@@ -99,13 +106,18 @@ def require_replicated() -> None:
         raise RuntimeError(f"{replica} is not a replica: start the stack with scripts/stack up --db-replica")
 
 
-def sigkill(node: str) -> None:
-    """SIGKILL of the node's mariadbd, returning once it is gone. Sent from here rather than by `scripts/stack kill`,
-    whose own start-up (about a second on the shared box) would count in the selling gap as if MariaDB were still
-    serving; db-failover finds the process gone and removes its pid file."""
+def sigkill(node: str) -> float:
+    """SIGKILL of the node's mariadbd from this greenlet, and when it was sent; returns once the process is gone.
+    Not through gevent's thread pool: under load the pool is busy resolving the clients' new connections, and one
+    run's kill waited 9.8 s in its queue while the primary went on selling. Not `scripts/stack kill` either: its own
+    start-up (about a second on the shared box) would count in the selling gap as if MariaDB were still serving;
+    db-failover finds the process gone and removes its pid file."""
     pid = int((STATE / node / "mariadb.pid").read_text().strip())
+    sent = time.monotonic()
     os.kill(pid, signal.SIGKILL)
-    wait_until(lambda: gone(pid), 10, f"{node} (pid {pid}) to die", 0.01)
+    if not faults.wait_cooperatively(lambda: gone(pid), 10):
+        raise RuntimeError(f"{node} (pid {pid}) still there 10 s after SIGKILL")
+    return sent
 
 
 def gone(pid: int) -> bool:
@@ -126,16 +138,13 @@ def kill_then_failover(pause_replica_first: bool):
             blocking(root_sql, replica, "STOP SLAVE SQL_THREAD")
         at(load, kill_at)
         behind = blocking(transactions_behind, replica)
-        run.fault_start = time.monotonic()
-        blocking(sigkill, old)
-        command_started = time.monotonic()
-        blocking(stack, "db-failover")
-        run.fault_end = time.monotonic()
+        run.fault_start = sigkill(old)
+        command_started, run.fault_end = timed_in_pool(stack, "db-failover")
         # the counter rebuilt while orders flow: it must count the orders from the promoted node, or it sells again
         # what was sold before the kill
         reload, reload_s = reload_after_failover(run)
         run.figures.update({"transactions_not_applied_at_kill": behind,
-                            "kill_s": round(command_started - run.fault_start, 2),
+                            "kill_to_command_s": round(command_started - run.fault_start, 2),
                             "db_failover_s": round(run.fault_end - command_started, 2),
                             "reload_after_failover": reload, "reload_answered_after_s": reload_s})
         run.description = (f"kill -9 of the primary {old}"
@@ -145,6 +154,15 @@ def kill_then_failover(pause_replica_first: bool):
                            f"{(run.fault_end - command_started) * 1000:.0f} ms; then a reload of the counter: "
                            f"{reload} {reload_s} s after the failover")
     return inject
+
+
+def timed_in_pool(fn, *args) -> tuple[float, float]:
+    """`blocking(fn, *args)`, timed where it runs: when it started and ended, not counting its wait in the queue."""
+    def timed():
+        started = time.monotonic()
+        fn(*args)
+        return started, time.monotonic()
+    return blocking(timed)
 
 
 def reload_after_failover(run: Run) -> tuple[str, float]:

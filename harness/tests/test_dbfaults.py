@@ -51,3 +51,10 @@ def test_a_process_is_gone_once_it_exited_even_before_it_is_reaped():
     dbfaults.wait_until(lambda: dbfaults.gone(child.pid), 5, "the child to exit", 0.01)  # a zombie until waited
     child.wait()
     assert dbfaults.gone(child.pid)
+
+
+def test_the_gtid_gap_counts_domain_zero_and_never_goes_below_zero():
+    assert dbfaults.gtid_gap("0-1-250", "0-1-211") == 39
+    assert dbfaults.gtid_gap("0-2-560", "0-1-249") == 311  # across a failover: the sequence goes on
+    assert dbfaults.gtid_gap("0-1-248", "0-1-250") == 0  # read apart, the replica may look ahead
+    assert dbfaults.gtid_gap("1-1-9,0-1-5", "") == 5
