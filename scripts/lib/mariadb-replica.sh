@@ -156,7 +156,8 @@ db_failover() {
   local pid; pid=$(mariadb_dir "$old")/mariadb.pid
   if pid_alive "$pid"; then
     local victim; victim=$(cat "$pid")
-    kill -9 "$victim"
+    # a primary that crashed may be gone (or a zombie) by now: nothing left to kill is not a failure
+    kill -9 "$victim" 2>/dev/null || true
     while kill -0 "$victim" 2>/dev/null; do sleep 0.02; done
   fi
   rm -f "$pid"
