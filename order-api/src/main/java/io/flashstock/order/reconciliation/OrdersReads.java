@@ -39,14 +39,19 @@ public final class OrdersReads implements DisposableBean {
     }
 
     static OrdersReads of(HikariDataSource orders, ReplicaReadSettings settings, Duration readTimeout) {
+        // not HikariConfig.copyStateTo: it shares the driver properties, and the longer socket timeout set here
+        // would then reach every new connection of the order path
         var reports = new HikariConfig();
-        orders.copyStateTo(reports);
+        reports.setJdbcUrl(orders.getJdbcUrl());
+        reports.setUsername(orders.getUsername());
+        reports.setPassword(orders.getPassword());
+        orders.getDataSourceProperties().forEach((name, value) -> reports.addDataSourceProperty((String) name, value));
+        reports.addDataSourceProperty("socketTimeout", readTimeout.toMillis());
+        reports.setAutoCommit(orders.isAutoCommit());
+        reports.setConnectionTimeout(orders.getConnectionTimeout());
         reports.setPoolName("orders-reports");
         reports.setMaximumPoolSize(2);
         reports.setMinimumIdle(0);
-        reports.addDataSourceProperty("socketTimeout", readTimeout.toMillis());
-        reports.setMetricRegistry(null);
-        reports.setMetricsTrackerFactory(null);
         // a database down at start-up must not stop order-api: the report says so when it is asked
         reports.setInitializationFailTimeout(-1);
         var primaryPool = new HikariDataSource(reports);
