@@ -104,37 +104,15 @@ class OutageIT extends OrderApiIntegrationTest {
             }
         }
 
-        /**
-         * As the private server's root, which may: the application's user has no RELOAD privilege. The lock waits for
-         * the statements running on the server; one CI run saw it wait past the client's 20 s, so it gives up before
-         * that and names what it waited for.
-         */
+        /** As the private server's root, which may: the application's user has no RELOAD privilege. */
         private static Connection globalReadLock() {
             try {
                 Connection root = DriverManager.getConnection(STACK.jdbcUrl("orders"), "root", "");
-                root.createStatement().execute("SET SESSION lock_wait_timeout = 15");
-                try {
-                    root.createStatement().execute("FLUSH TABLES WITH READ LOCK");
-                } catch (SQLException e) {
-                    throw new IllegalStateException("could not take the global read lock; running: "
-                            + runningStatements(root), e);
-                }
+                root.createStatement().execute("FLUSH TABLES WITH READ LOCK");
                 return root;
             } catch (SQLException e) {
                 throw new IllegalStateException("could not take the global read lock", e);
             }
-        }
-
-        private static String runningStatements(Connection root) throws SQLException {
-            var running = new StringBuilder();
-            try (var rows = root.createStatement().executeQuery("SELECT ID, COMMAND, TIME, STATE, INFO "
-                    + "FROM information_schema.PROCESSLIST WHERE COMMAND <> 'Sleep' AND ID <> CONNECTION_ID()")) {
-                while (rows.next()) {
-                    running.append(String.format("[%s %s %ss %s: %s] ", rows.getLong(1), rows.getString(2),
-                            rows.getLong(3), rows.getString(4), rows.getString(5)));
-                }
-            }
-            return running.toString();
         }
     }
 
