@@ -36,6 +36,10 @@ redis_node_up() {
   local n=$1 port dir; port=$(redis_node_port "$1") dir=$(redis_node_dir "$1")
   mkdir -p "$dir"
   if pid_alive "$dir/redis.pid"; then log "redis-$n already running on $port"; return; fi
+  # a node started on other ports than its cluster was made with finds no peer, and no slots on them
+  local made_on; made_on=$(awk '$3 ~ /myself/ { split($2, a, "[:@]"); print a[2] }' "$dir/nodes.conf" 2>/dev/null)
+  [[ -z $made_on || $made_on == "$port" ]] || die "the Redis Cluster in $STATE/redis-cluster was made on ports" \
+    "from $((made_on - n + 1)), not $REDIS_PORT: set REDIS_PORT to them, or scripts/stack down and remove that folder"
   port_busy "$port" && die "port $port is in use by another process (set REDIS_PORT)"
   port_busy $((port + REDIS_CLUSTER_BUS_OFFSET)) \
     && die "cluster bus port $((port + REDIS_CLUSTER_BUS_OFFSET)) is in use (set REDIS_CLUSTER_BUS_OFFSET)"
@@ -63,7 +67,13 @@ redis_node_role() {
   esac
 }
 
-redis_cluster_ok() { [[ $(redis-cli -p "$(redis_node_port "$1")" cluster info 2>/dev/null) == *cluster_state:ok* ]]; }
+# with full coverage off a node says "ok" with slots uncovered: every slot served, every peer known and reachable
+redis_cluster_ok() {
+  local port info nodes; port=$(redis_node_port "$1")
+  info=$(redis-cli -p "$port" cluster info 2>/dev/null) && nodes=$(redis-cli -p "$port" cluster nodes 2>/dev/null) || return 1
+  [[ $info == *cluster_state:ok* && $info == *cluster_slots_ok:16384* && $info == *"cluster_known_nodes:$REDIS_NODES"* ]] \
+    && ! grep -qE 'fail|handshake|noaddr|disconnected' <<<"$nodes"
+}
 
 redis_cluster_up() {
   local n first; first=$(redis_node_port 1)
