@@ -18,6 +18,6 @@ import java.util.List;
  */
 @ConfigurationProperties("bench")
 record BenchSettings(@DefaultValue({"1", "8", "32"}) List<Integer> batches, @DefaultValue("3") int reps,
-                     @DefaultValue("3") double repSeconds, @DefaultValue("6") double warmupSeconds,
+                     @DefaultValue("3") double repSeconds, @DefaultValue("9") double warmupSeconds,
                      @DefaultValue("jpa-vs-jdbc.csv") Path out, @DefaultValue("0") long dbPid) {
 }
