@@ -37,7 +37,7 @@ redis_node_up() {
   mkdir -p "$dir"
   if pid_alive "$dir/redis.pid"; then log "redis-$n already running on $port"; return; fi
   # a node started on other ports than its cluster was made with finds no peer, and no slots on them
-  local made_on; made_on=$(awk '$3 ~ /myself/ { split($2, a, "[:@]"); print a[2] }' "$dir/nodes.conf" 2>/dev/null)
+  local made_on; made_on=$(awk '$3 ~ /myself/ { split($2, a, "[:@]"); print a[2] }' "$dir/nodes.conf" 2>/dev/null || true)
   [[ -z $made_on || $made_on == "$port" ]] || die "the Redis Cluster in $STATE/redis-cluster was made on ports" \
     "from $((made_on - n + 1)), not $REDIS_PORT: set REDIS_PORT to them, or scripts/stack down and remove that folder"
   port_busy "$port" && die "port $port is in use by another process (set REDIS_PORT)"
