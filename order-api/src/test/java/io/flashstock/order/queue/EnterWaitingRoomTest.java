@@ -3,9 +3,7 @@ package io.flashstock.order.queue;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockItems;
 import io.flashstock.order.stock.StockReload;
-import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
-import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.mockito.ArgumentCaptor;
 import org.springframework.dao.DataAccessResourceFailureException;
@@ -13,9 +11,9 @@ import org.springframework.dao.DataAccessResourceFailureException;
 import java.time.Duration;
 import java.util.Optional;
 
+import static io.flashstock.order.UseCaseAssertions.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyInt;
 import static org.mockito.ArgumentMatchers.anyString;
@@ -142,10 +140,4 @@ class EnterWaitingRoomTest {
         assertThatThrownBy(() -> enterWaitingRoom.enter(ITEM, "alice", 2)).isInstanceOf(IllegalStateException.class);
     }
 
-    private static ProblemException assertProblem(ThrowingCallable call, ProblemType type) {
-        var thrown = catchThrowableOfType(ProblemException.class, call);
-        assertThat(thrown).as("a ProblemException").isNotNull();
-        assertThat(thrown.type()).isEqualTo(type);
-        return thrown;
-    }
 }

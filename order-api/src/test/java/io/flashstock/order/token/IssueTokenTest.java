@@ -9,9 +9,7 @@ import io.flashstock.order.stock.StockItems;
 import io.flashstock.order.stock.StockReload;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.springframework.dao.DataAccessResourceFailureException;
 
@@ -21,10 +19,10 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 
+import static io.flashstock.order.UseCaseAssertions.assertProblem;
+import static io.flashstock.order.UseCaseAssertions.ordersCounted;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyInt;
 import static org.mockito.ArgumentMatchers.anyLong;
@@ -76,7 +74,7 @@ class IssueTokenTest {
             assertThat(codec.verify(issued.token())).isEqualTo(claims);
         });
         verify(refusals, never()).remember(anyString(), any(), any(), anyLong());
-        assertThat(counted()).isEmpty();
+        assertThat(ordersCounted(meters)).isEmpty();
     }
 
     @Test
@@ -96,7 +94,7 @@ class IssueTokenTest {
 
         assertThat(issueToken.issue(ITEM, "alice", 2, ID)).isEqualTo(new IssueToken.Refused.SoldOut(1));
         verify(refusals).remember(ITEM, Gate.TOKEN, new Outcome.SoldOut(1), HEARD);
-        assertThat(counted()).containsExactly(Map.entry("token sold_out", 1.0));
+        assertThat(ordersCounted(meters)).containsExactly(Map.entry("token sold_out", 1.0));
     }
 
     @Test
@@ -105,7 +103,7 @@ class IssueTokenTest {
 
         assertThat(issueToken.issue(ITEM, "alice", 2, ID)).isEqualTo(new IssueToken.Refused.LimitReached(3, 4));
         verify(refusals).remember(ITEM, Gate.TOKEN, new Outcome.LimitReached(3, 4), HEARD);
-        assertThat(counted()).containsExactly(Map.entry("token limit_reached", 1.0));
+        assertThat(ordersCounted(meters)).containsExactly(Map.entry("token limit_reached", 1.0));
     }
 
     @Test
@@ -114,7 +112,7 @@ class IssueTokenTest {
 
         assertThat(issueToken.issue(ITEM, "alice", 2, ID)).isEqualTo(new IssueToken.Refused.WrongGate(Gate.REDIS));
         verify(refusals).remember(ITEM, Gate.TOKEN, new Outcome.WrongGate(Gate.REDIS), HEARD);
-        assertThat(counted()).containsExactly(Map.entry("token wrong_gate", 1.0));
+        assertThat(ordersCounted(meters)).containsExactly(Map.entry("token wrong_gate", 1.0));
     }
 
     @Test
@@ -126,7 +124,7 @@ class IssueTokenTest {
         assertThat(problem.properties()).containsEntry("maxHolds", 10_000L).containsEntry("itemCode", ITEM);
         assertThat(problem.retryAfterSeconds()).isEqualTo(3);
         verify(refusals, never()).remember(anyString(), any(), any(), anyLong());
-        assertThat(counted()).isEmpty();
+        assertThat(ordersCounted(meters)).isEmpty();
     }
 
     @Test
@@ -135,7 +133,7 @@ class IssueTokenTest {
 
         assertProblem(() -> issueToken.issue(ITEM, "alice", 2, ID), ProblemType.STOCK_RELOADING);
         verify(reloads).heal(ITEM);
-        assertThat(counted()).containsExactly(Map.entry("token stock_reloading", 1.0));
+        assertThat(ordersCounted(meters)).containsExactly(Map.entry("token stock_reloading", 1.0));
     }
 
     @Test
@@ -146,7 +144,7 @@ class IssueTokenTest {
         assertThat(issueToken.issue(ITEM, "alice", 2, ID)).isEqualTo(new IssueToken.Refused.UnknownItem());
         verify(refusals).remember(ITEM, Gate.TOKEN, new Outcome.UnknownItem(), HEARD);
         verifyNoInteractions(reloads);
-        assertThat(counted()).containsExactly(Map.entry("token unknown_item", 1.0));
+        assertThat(ordersCounted(meters)).containsExactly(Map.entry("token unknown_item", 1.0));
     }
 
     @Test
@@ -156,7 +154,7 @@ class IssueTokenTest {
 
         assertThat(issueToken.issue(ITEM, "alice", 2, ID)).isEqualTo(new IssueToken.Refused.WrongGate(Gate.DB_LOCK));
         verifyNoInteractions(reloads);
-        assertThat(counted()).containsExactly(Map.entry("token wrong_gate", 1.0));
+        assertThat(ordersCounted(meters)).containsExactly(Map.entry("token wrong_gate", 1.0));
     }
 
     @Test
@@ -166,7 +164,7 @@ class IssueTokenTest {
 
         assertProblem(() -> issueToken.issue(ITEM, "alice", 2, ID), ProblemType.STOCK_RELOADING);
         verify(reloads).heal(ITEM);
-        assertThat(counted()).containsExactly(Map.entry("token stock_reloading", 1.0));
+        assertThat(ordersCounted(meters)).containsExactly(Map.entry("token stock_reloading", 1.0));
     }
 
     @Test
@@ -175,7 +173,7 @@ class IssueTokenTest {
         when(items.gate(ITEM)).thenThrow(new DataAccessResourceFailureException("down"));
 
         assertProblem(() -> issueToken.issue(ITEM, "alice", 2, ID), ProblemType.DATABASE_UNAVAILABLE);
-        assertThat(counted()).containsExactly(Map.entry("token failed", 1.0));
+        assertThat(ordersCounted(meters)).containsExactly(Map.entry("token failed", 1.0));
     }
 
     @Test
@@ -183,7 +181,7 @@ class IssueTokenTest {
         when(holds.issue(ITEM, "alice", 2, ID)).thenThrow(new ProblemException(ProblemType.REDIS_UNAVAILABLE, "down"));
 
         assertProblem(() -> issueToken.issue(ITEM, "alice", 2, ID), ProblemType.REDIS_UNAVAILABLE);
-        assertThat(counted()).containsExactly(Map.entry("token failed", 1.0));
+        assertThat(ordersCounted(meters)).containsExactly(Map.entry("token failed", 1.0));
     }
 
     @Test
@@ -196,7 +194,7 @@ class IssueTokenTest {
         assertThat(issueToken.issue(ITEM, "alice", 2, ID)).isEqualTo(new IssueToken.Refused.UnknownItem());
 
         verifyNoInteractions(holds);
-        assertThat(counted()).containsExactly(Map.entry("token sold_out", 1.0), Map.entry("token unknown_item", 1.0),
+        assertThat(ordersCounted(meters)).containsExactly(Map.entry("token sold_out", 1.0), Map.entry("token unknown_item", 1.0),
                 Map.entry("token wrong_gate", 1.0));
     }
 
@@ -206,23 +204,5 @@ class IssueTokenTest {
 
         assertProblem(() -> disabled.issue(ITEM, "alice", 2, ID), ProblemType.TOKEN_GATE_DISABLED);
         verifyNoInteractions(holds);
-    }
-
-    private static ProblemException assertProblem(ThrowingCallable call, ProblemType type) {
-        var thrown = catchThrowableOfType(ProblemException.class, call);
-        assertThat(thrown).as("a ProblemException").isNotNull();
-        assertThat(thrown.type()).isEqualTo(type);
-        return thrown;
-    }
-
-    /** The {@code flashstock.orders} counters that moved, as "gate outcome" to count. */
-    private Map<String, Double> counted() {
-        var moved = new TreeMap<String, Double>();
-        for (Counter counter : meters.find("flashstock.orders").counters()) {
-            if (counter.count() != 0) {
-                moved.put(counter.getId().getTag("gate") + " " + counter.getId().getTag("outcome"), counter.count());
-            }
-        }
-        return moved;
     }
 }

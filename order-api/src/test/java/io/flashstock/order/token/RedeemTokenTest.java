@@ -7,10 +7,8 @@ import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockReload;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
-import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.QueryTimeoutException;
 
@@ -21,11 +19,11 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 
+import static io.flashstock.order.UseCaseAssertions.assertProblem;
+import static io.flashstock.order.UseCaseAssertions.ordersCounted;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyInt;
 import static org.mockito.ArgumentMatchers.anyLong;
@@ -79,7 +77,7 @@ class RedeemTokenTest {
         assertThat(response.getBody()).isEqualTo(answer);
         verify(holds).written(ITEM, TOKEN_ID);
         verify(holds, never()).retry(anyString(), anyString(), anyString());
-        assertThat(counted()).containsExactly(Map.entry("token accepted", 1.0));
+        assertThat(ordersCounted(meters)).containsExactly(Map.entry("token accepted", 1.0));
     }
 
     @Test
@@ -100,7 +98,7 @@ class RedeemTokenTest {
                 .when(holds).written(ITEM, TOKEN_ID);
 
         assertThat(redeemToken.redeem(bearer, ITEM, "alice", 2).getBody()).isEqualTo(answer);
-        assertThat(counted()).containsExactly(Map.entry("token accepted", 1.0));
+        assertThat(ordersCounted(meters)).containsExactly(Map.entry("token accepted", 1.0));
     }
 
     @Test
@@ -110,7 +108,7 @@ class RedeemTokenTest {
         assertProblem(() -> redeemToken.redeem(bearer, "other", "alice", 2), ProblemType.TOKEN_MISMATCH);
 
         verifyNoInteractions(holds, settlement, reloads);
-        assertThat(counted()).isEmpty();
+        assertThat(ordersCounted(meters)).isEmpty();
     }
 
     @Test
@@ -152,7 +150,7 @@ class RedeemTokenTest {
 
         assertThat(redeemToken.redeem(bearer, ITEM, "alice", 2).getBody()).isEqualTo(answer);
         verify(orders, never()).write(anyString(), anyString(), anyString(), anyInt(), anyLong(), anyLong(), anyLong());
-        assertThat(counted()).isEmpty();
+        assertThat(ordersCounted(meters)).isEmpty();
     }
 
     @Test
@@ -178,7 +176,7 @@ class RedeemTokenTest {
 
         assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), ProblemType.STOCK_RELOADING);
         verify(reloads).heal(ITEM);
-        assertThat(counted()).containsExactly(Map.entry("token stock_reloading", 1.0));
+        assertThat(ordersCounted(meters)).containsExactly(Map.entry("token stock_reloading", 1.0));
     }
 
     @Test
@@ -187,7 +185,7 @@ class RedeemTokenTest {
         when(orders.find(TOKEN_ID)).thenThrow(new DataAccessResourceFailureException("down"));
 
         assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), ProblemType.DATABASE_UNAVAILABLE);
-        assertThat(counted()).containsExactly(Map.entry("token failed", 1.0));
+        assertThat(ordersCounted(meters)).containsExactly(Map.entry("token failed", 1.0));
     }
 
     @Test
@@ -208,7 +206,7 @@ class RedeemTokenTest {
         when(orders.write(TOKEN_ID, ITEM, "alice", 2, 3, 11, 7)).thenReturn(new OrderWrites.Written.Committed(answer));
 
         assertThat(redeemToken.redeem(bearer, ITEM, "alice", 2).getBody()).isEqualTo(answer);
-        assertThat(counted()).containsExactly(Map.entry("token accepted", 1.0));
+        assertThat(ordersCounted(meters)).containsExactly(Map.entry("token accepted", 1.0));
     }
 
     @Test
@@ -226,7 +224,7 @@ class RedeemTokenTest {
         when(holds.startOrdering(token)).thenReturn(new TokenHolds.Redeem.Mismatch());
 
         assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), ProblemType.TOKEN_MISMATCH);
-        assertThat(counted()).isEmpty();
+        assertThat(ordersCounted(meters)).isEmpty();
     }
 
     @Test
@@ -250,7 +248,7 @@ class RedeemTokenTest {
         verify(holds).retry(ITEM, TOKEN_ID, ATTEMPT);
         verify(holds, never()).written(anyString(), anyString());
         verify(reloads).heal(ITEM);
-        assertThat(counted()).containsExactly(Map.entry("token stock_reloading", 1.0));
+        assertThat(ordersCounted(meters)).containsExactly(Map.entry("token stock_reloading", 1.0));
     }
 
     @Test
@@ -263,7 +261,7 @@ class RedeemTokenTest {
         verify(holds).retry(ITEM, TOKEN_ID, ATTEMPT);
         verify(holds, never()).written(anyString(), anyString());
         verifyNoInteractions(reloads);
-        assertThat(counted()).containsExactly(Map.entry("token failed", 1.0));
+        assertThat(ordersCounted(meters)).containsExactly(Map.entry("token failed", 1.0));
     }
 
     @Test
@@ -275,7 +273,7 @@ class RedeemTokenTest {
         assertThatThrownBy(() -> redeemToken.redeem(bearer, ITEM, "alice", 2)).isSameAs(cause);
         verify(holds, never()).retry(anyString(), anyString(), anyString());
         verify(holds, never()).written(anyString(), anyString());
-        assertThat(counted()).containsExactly(Map.entry("token failed", 1.0));
+        assertThat(ordersCounted(meters)).containsExactly(Map.entry("token failed", 1.0));
     }
 
     @Test
@@ -286,7 +284,7 @@ class RedeemTokenTest {
 
         assertThat(redeemToken.redeem(bearer, ITEM, "alice", 2).getBody()).isEqualTo(answer);
         verify(holds).written(ITEM, TOKEN_ID);
-        assertThat(counted()).isEmpty();
+        assertThat(ordersCounted(meters)).isEmpty();
     }
 
     @Test
@@ -294,7 +292,7 @@ class RedeemTokenTest {
         when(holds.startOrdering(token)).thenThrow(new ProblemException(ProblemType.REDIS_UNAVAILABLE, "redis down"));
 
         assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), ProblemType.REDIS_UNAVAILABLE);
-        assertThat(counted()).containsExactly(Map.entry("token failed", 1.0));
+        assertThat(ordersCounted(meters)).containsExactly(Map.entry("token failed", 1.0));
         verify(orders, never()).find(any());
     }
 
@@ -305,23 +303,5 @@ class RedeemTokenTest {
     private static TokenSettings settings() {
         return new TokenSettings("", Duration.ofSeconds(60), Duration.ofSeconds(5), Duration.ofSeconds(1),
                 SETTLE_AFTER, 10_000);
-    }
-
-    private static ProblemException assertProblem(ThrowingCallable call, ProblemType type) {
-        var thrown = catchThrowableOfType(ProblemException.class, call);
-        assertThat(thrown).as("a ProblemException").isNotNull();
-        assertThat(thrown.type()).isEqualTo(type);
-        return thrown;
-    }
-
-    /** The {@code flashstock.orders} counters that moved, as "gate outcome" to count. */
-    private Map<String, Double> counted() {
-        var moved = new TreeMap<String, Double>();
-        for (Counter counter : meters.find("flashstock.orders").counters()) {
-            if (counter.count() != 0) {
-                moved.put(counter.getId().getTag("gate") + " " + counter.getId().getTag("outcome"), counter.count());
-            }
-        }
-        return moved;
     }
 }
