@@ -52,13 +52,16 @@ class RedisStockGate {
             "the stock gate (Redis) did not answer; whether it took the stock is unknown";
 
     private final StringRedisTemplate redis;
+    private final SlotMovingRetry slotMovingRetry;
     private final String idempotencyTtlMillis;
     private final String perUserTtlMillis;
     private final String takeRecordTtlMillis;
     private final long takeDeadlineNanos;
 
-    RedisStockGate(StringRedisTemplate redis, StockSettings stock, PlacementSettings settings) {
+    RedisStockGate(StringRedisTemplate redis, StockSettings stock, PlacementSettings settings,
+                   SlotMovingRetry slotMovingRetry) {
         this.redis = redis;
+        this.slotMovingRetry = slotMovingRetry;
         this.idempotencyTtlMillis = Long.toString(stock.idempotencyTtl().toMillis());
         this.perUserTtlMillis = Long.toString(stock.perUserTtl().toMillis());
         this.takeRecordTtlMillis = Long.toString(settings.redis().takeRecordTtl().toMillis());
@@ -69,8 +72,9 @@ class RedisStockGate {
      * Takes the order's quantity if the item has it. A reply that timed out is asked for again until the take
      * deadline; only after it is the order refused without giving anything back, which can only leave Redis
      * lower than the orders say (reconciliation shows it, a reload repairs it), never oversell. A take refused
-     * while its Redis Cluster slot moves ({@link #slotMoving}) took nothing: the order is refused at once, unless an
-     * earlier attempt timed out, whose outcome only a take that runs can tell (sent again until the deadline).
+     * while its Redis Cluster slot moves took nothing and is sent again within a short budget ({@link SlotMovingRetry});
+     * after it the order is refused, unless an earlier attempt timed out, whose outcome only a take that runs can tell
+     * (sent again until the deadline).
      */
     GateResult take(OrderCommand order, String orderCode) {
         return take(order, orderCode, false);
@@ -104,7 +108,7 @@ class RedisStockGate {
         QueryTimeoutException timedOut = null;
         while (true) {
             try {
-                return takeOnce(order, orderCode, keys);
+                return slotMovingRetry.send(() -> takeOnce(order, orderCode, keys));
             } catch (QueryTimeoutException e) {
                 if (timedOut == null) {
                     timedOut = e;
@@ -116,32 +120,18 @@ class RedisStockGate {
                 }
             } catch (DataAccessException e) {
                 if (timedOut == null) {
-                    // refused at once, not waited for: the move may take seconds, and orders waiting for it would
-                    // hold the server's threads
-                    throw new ProblemException(ProblemType.REDIS_UNAVAILABLE,
-                            slotMoving(e) ? SLOT_MOVING : "the stock gate (Redis) did not answer", e);
+                    // a slot moving longer than its budget is not waited for: orders waiting would hold the server's
+                    // threads
+                    throw new ProblemException(ProblemType.REDIS_UNAVAILABLE, SlotMovingRetry.slotMoving(e)
+                            ? SLOT_MOVING : "the stock gate (Redis) did not answer", e);
                 }
-                if (!slotMoving(e) || System.nanoTime() - deadline >= 0) {
+                if (!SlotMovingRetry.slotMoving(e) || System.nanoTime() - deadline >= 0) {
                     throw new ProblemException(ProblemType.REDIS_UNAVAILABLE, OUTCOME_UNKNOWN, e);
                 }
                 // an earlier attempt may have taken: only a take that runs can say so
                 LockSupport.parkNanos(SLOT_MOVING_PAUSE_NANOS);
             }
         }
-    }
-
-    /**
-     * Whether Redis refused the command with {@code TRYAGAIN}: while a Redis Cluster slot moves to another primary,
-     * a command of several keys runs only where all of them are, and a take's keys are never all on one node (its
-     * own record is new: it exists on neither). The script did not run, so sending it again is safe.
-     */
-    private static boolean slotMoving(DataAccessException e) {
-        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-            if (cause.getMessage() != null && cause.getMessage().startsWith("TRYAGAIN")) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private GateResult takeOnce(OrderCommand order, String orderCode, List<String> keys) {
@@ -269,7 +259,7 @@ class RedisStockGate {
                     throw e;
                 }
             } catch (DataAccessException e) {
-                if (!slotMoving(e) || System.nanoTime() - deadline >= 0) {
+                if (!SlotMovingRetry.slotMoving(e) || System.nanoTime() - deadline >= 0) {
                     throw e;
                 }
                 LockSupport.parkNanos(SLOT_MOVING_PAUSE_NANOS);

@@ -1,5 +1,6 @@
 package io.flashstock.order.queue;
 
+import io.flashstock.order.placement.SlotMovingRetry;
 import io.flashstock.order.stock.StockKeys;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
@@ -49,11 +50,14 @@ class WaitingRoom {
     private final StringRedisTemplate redis;
     private final QueueSettings settings;
     private final ActiveRooms active;
+    private final SlotMovingRetry slotMovingRetry;
 
-    WaitingRoom(StringRedisTemplate redis, QueueSettings settings, ActiveRooms active) {
+    WaitingRoom(StringRedisTemplate redis, QueueSettings settings, ActiveRooms active,
+                SlotMovingRetry slotMovingRetry) {
         this.redis = redis;
         this.settings = settings;
         this.active = active;
+        this.slotMovingRetry = slotMovingRetry;
     }
 
     Entered enter(Ticket ticket, String userId, int quantity) {
@@ -95,9 +99,9 @@ class WaitingRoom {
                 Long.parseLong((String) reply.get(3)), Long.parseLong((String) reply.get(4)));
     }
 
-    private static <T> T call(Supplier<T> command) {
+    private <T> T call(Supplier<T> script) {
         try {
-            return command.get();
+            return slotMovingRetry.send(script);
         } catch (DataAccessException e) {
             throw new ProblemException(ProblemType.REDIS_UNAVAILABLE, "the waiting room (Redis) did not answer", e);
         }

@@ -1,6 +1,7 @@
 package io.flashstock.order.token;
 
 import io.flashstock.order.placement.PlacementSettings;
+import io.flashstock.order.placement.SlotMovingRetry;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.RedisScripts;
 import io.flashstock.order.stock.StockKeys;
@@ -99,6 +100,7 @@ class TokenHolds {
     }
 
     private final StringRedisTemplate redis;
+    private final SlotMovingRetry slotMovingRetry;
     private final String perUserTtlMillis;
     private final String takeRecordTtlMillis;
     private final String idempotencyTtlMillis;
@@ -107,8 +109,10 @@ class TokenHolds {
     private final String settleAfterMillis;
     private final String maxHolds;
 
-    TokenHolds(StringRedisTemplate redis, StockSettings stock, PlacementSettings placement, TokenSettings tokens) {
+    TokenHolds(StringRedisTemplate redis, StockSettings stock, PlacementSettings placement, TokenSettings tokens,
+               SlotMovingRetry slotMovingRetry) {
         this.redis = redis;
+        this.slotMovingRetry = slotMovingRetry;
         this.perUserTtlMillis = Long.toString(stock.perUserTtl().toMillis());
         this.takeRecordTtlMillis = Long.toString(placement.redis().takeRecordTtl().toMillis());
         this.idempotencyTtlMillis = Long.toString(stock.idempotencyTtl().toMillis());
@@ -130,9 +134,9 @@ class TokenHolds {
         keys.add(StockKeys.load(itemCode));
         keys.add(StockKeys.life(itemCode));
         keys.add(StockKeys.gate(itemCode));
-        List<?> reply = redis(() -> redis.execute(TAKE, keys, Integer.toString(quantity), userId, tokenId,
-                idempotencyTtlMillis, perUserTtlMillis, takeRecordTtlMillis, Gate.TOKEN.code(), ttlMillis,
-                graceMillis, maxHolds));
+        List<?> reply = redis(() -> slotMovingRetry.send(() -> redis.execute(TAKE, keys, Integer.toString(quantity),
+                userId, tokenId, idempotencyTtlMillis, perUserTtlMillis, takeRecordTtlMillis, Gate.TOKEN.code(),
+                ttlMillis, graceMillis, maxHolds)));
         return switch ((String) reply.get(0)) {
             case "TAKEN" -> {
                 if (reply.size() < 5) {
@@ -176,10 +180,10 @@ class TokenHolds {
      */
     Redeem startOrdering(PurchaseToken token) {
         String itemCode = token.itemCode();
-        List<?> reply = redis(() -> redis.execute(REDEEM, List.of(StockKeys.counter(itemCode),
-                StockKeys.generation(itemCode), StockKeys.load(itemCode), StockKeys.life(itemCode),
-                TokenKeys.holds(itemCode)), token.id(), graceMillis, token.userId(),
-                Integer.toString(token.quantity())));
+        List<?> reply = redis(() -> slotMovingRetry.send(() -> redis.execute(REDEEM, List.of(
+                        StockKeys.counter(itemCode), StockKeys.generation(itemCode), StockKeys.load(itemCode),
+                        StockKeys.life(itemCode), TokenKeys.holds(itemCode)), token.id(), graceMillis, token.userId(),
+                Integer.toString(token.quantity()))));
         return switch ((String) reply.get(0)) {
             case "STARTED" -> new Redeem.Started(number(reply, 1), number(reply, 2), number(reply, 3),
                     (String) reply.get(4), (String) reply.get(6), Math.toIntExact(number(reply, 5)));

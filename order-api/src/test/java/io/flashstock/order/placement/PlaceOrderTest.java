@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 
+import static io.flashstock.order.UseCaseAssertions.ordersCounted;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.mockito.ArgumentMatchers.any;
@@ -83,7 +84,7 @@ class PlaceOrderTest {
                     PlacedOrder::generation, PlacedOrder::loadEpoch, PlacedOrder::remaining, PlacedOrder::createdAt)
                     .containsExactly(orderCode, command, 3L, 5L, 8L, NOW);
         });
-        assertThat(counted()).isEqualTo(Map.of("redis accepted", 1.0));
+        assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis accepted", 1.0));
         verify(gate, never()).giveBack(any());
     }
 
@@ -96,7 +97,7 @@ class PlaceOrderTest {
         assertThat(outcome).isInstanceOf(Outcome.Accepted.class);
         assertThat(database.written()).singleElement()
                 .satisfies(written -> assertThat(written.status()).isEqualTo(OutboxStatus.WARMUP));
-        assertThat(counted()).isEqualTo(Map.of("redis accepted", 1.0));
+        assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis accepted", 1.0));
     }
 
     @Test
@@ -106,7 +107,7 @@ class PlaceOrderTest {
         assertThat(place(order("alice", 2, null))).isEqualTo(new Outcome.SoldOut(1));
 
         assertThat(database.attempts()).isZero();
-        assertThat(counted()).isEqualTo(Map.of("redis sold_out", 1.0));
+        assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis sold_out", 1.0));
     }
 
     @Test
@@ -116,7 +117,7 @@ class PlaceOrderTest {
         assertThat(place(order("alice", 2, null))).isEqualTo(new Outcome.LimitReached(4, 5));
 
         assertThat(database.attempts()).isZero();
-        assertThat(counted()).isEqualTo(Map.of("redis limit_reached", 1.0));
+        assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis limit_reached", 1.0));
     }
 
     @Test
@@ -126,7 +127,7 @@ class PlaceOrderTest {
         assertThat(place(order("alice", 2, null))).isEqualTo(new Outcome.WrongGate(Gate.QUEUE));
 
         assertThat(database.attempts()).isZero();
-        assertThat(counted()).isEqualTo(Map.of("redis wrong_gate", 1.0));
+        assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis wrong_gate", 1.0));
     }
 
     @Test
@@ -137,7 +138,7 @@ class PlaceOrderTest {
         assertThat(place(order("alice", 2, null))).isEqualTo(new Outcome.UnknownItem());
 
         verify(reloads, never()).heal(anyString());
-        assertThat(counted()).isEqualTo(Map.of("redis unknown_item", 1.0));
+        assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis unknown_item", 1.0));
     }
 
     @Test
@@ -148,7 +149,7 @@ class PlaceOrderTest {
         assertThat(place(order("alice", 2, null))).isEqualTo(new Outcome.WrongGate(Gate.DB_LOCK));
 
         verify(reloads, never()).heal(anyString());
-        assertThat(counted()).isEqualTo(Map.of("redis wrong_gate", 1.0));
+        assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis wrong_gate", 1.0));
     }
 
     @Test
@@ -159,7 +160,7 @@ class PlaceOrderTest {
         assertThat(place(order("alice", 2, null))).isEqualTo(new Outcome.StockReloading());
 
         verify(reloads).heal(ITEM);
-        assertThat(counted()).as("refused by design, not failed")
+        assertThat(ordersCounted(meters)).as("refused by design, not failed")
                 .isEqualTo(Map.of("redis stock_reloading", 1.0));
     }
 
@@ -171,7 +172,7 @@ class PlaceOrderTest {
         assertThatThrownBy(() -> place(order("alice", 2, null)))
                 .isInstanceOfSatisfying(ProblemException.class,
                         problem -> assertThat(problem.type()).isEqualTo(ProblemType.DATABASE_UNAVAILABLE));
-        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+        assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis failed", 1.0));
     }
 
     @Test
@@ -182,7 +183,7 @@ class PlaceOrderTest {
 
         verify(reloads).heal(ITEM);
         assertThat(database.attempts()).isZero();
-        assertThat(counted()).as("refused by design, not failed")
+        assertThat(ordersCounted(meters)).as("refused by design, not failed")
                 .isEqualTo(Map.of("redis stock_reloading", 1.0));
     }
 
@@ -195,7 +196,7 @@ class PlaceOrderTest {
                         problem -> assertThat(problem.type()).isEqualTo(ProblemType.DATABASE_UNAVAILABLE));
         verifyNoInteractions(gate);
         assertThat(database.attempts()).isZero();
-        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+        assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis failed", 1.0));
     }
 
     @Test
@@ -205,7 +206,7 @@ class PlaceOrderTest {
 
         assertThatThrownBy(() -> place(order("alice", 2, null))).isSameAs(redisDown);
         assertThat(database.attempts()).isZero();
-        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+        assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis failed", 1.0));
     }
 
     @Test
@@ -221,7 +222,7 @@ class PlaceOrderTest {
         String orderCode = takenOrderCode(command);
         verify(gate).giveBack(argThat(order -> order.orderCode().equals(orderCode)));
         assertThat(compensations()).isEqualTo(Map.of("given_back", 1.0));
-        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+        assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis failed", 1.0));
         verifyNoInteractions(inDoubt);
     }
 
@@ -234,7 +235,7 @@ class PlaceOrderTest {
         assertThatThrownBy(() -> place(order("alice", 2, null)))
                 .isInstanceOf(IllegalStateException.class);
         assertThat(compensations()).isEqualTo(Map.of("given_back", 1.0));
-        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+        assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis failed", 1.0));
     }
 
     @Test
@@ -246,7 +247,7 @@ class PlaceOrderTest {
         assertThatThrownBy(() -> place(order("alice", 2, null))).isInstanceOf(ProblemException.class);
 
         assertThat(compensations()).isEqualTo(Map.of("failed", 1.0));
-        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+        assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis failed", 1.0));
     }
 
     @Test
@@ -259,7 +260,7 @@ class PlaceOrderTest {
                 .isInstanceOfSatisfying(ProblemException.class,
                         problem -> assertThat(problem.type()).isEqualTo(ProblemType.DATABASE_UNAVAILABLE));
         assertThat(compensations()).isEqualTo(Map.of("failed", 1.0));
-        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+        assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis failed", 1.0));
     }
 
     @Test
@@ -276,7 +277,7 @@ class PlaceOrderTest {
         verify(gate).giveBack(any());
         assertThat(compensations()).isEqualTo(Map.of("given_back", 1.0));
         assertThat(lookups()).isEqualTo(Map.of("true", 1.0));
-        assertThat(counted()).as("counted when the first order was written").isEmpty();
+        assertThat(ordersCounted(meters)).as("counted when the first order was written").isEmpty();
     }
 
     @Test
@@ -290,7 +291,7 @@ class PlaceOrderTest {
         assertThat(place(order("alice", 2, KEY))).isEqualTo(new Outcome.KeyReused());
 
         assertThat(compensations()).isEqualTo(Map.of("given_back", 1.0));
-        assertThat(counted()).isEqualTo(Map.of("redis rejected", 1.0));
+        assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis rejected", 1.0));
     }
 
     @Test
@@ -316,7 +317,7 @@ class PlaceOrderTest {
         verify(gate, never()).takeLookedUp(any(), anyString());
         assertThat(database.attempts()).isZero();
         assertThat(lookups()).isEqualTo(Map.of("true", 1.0));
-        assertThat(counted()).as("counted when the first order was written").isEmpty();
+        assertThat(ordersCounted(meters)).as("counted when the first order was written").isEmpty();
     }
 
     @Test
@@ -328,7 +329,7 @@ class PlaceOrderTest {
         assertThat(place(order("alice", 2, KEY))).isEqualTo(new Outcome.KeyReused());
 
         verify(gate, never()).takeLookedUp(any(), anyString());
-        assertThat(counted()).isEqualTo(Map.of("redis rejected", 1.0));
+        assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis rejected", 1.0));
     }
 
     @Test
@@ -346,7 +347,7 @@ class PlaceOrderTest {
         calls.verify(rows).firstWithKey(ITEM, KEY);
         calls.verify(gate).takeLookedUp(command, orderCode);
         assertThat(lookups()).isEqualTo(Map.of("false", 1.0));
-        assertThat(counted()).isEqualTo(Map.of("redis sold_out", 1.0));
+        assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis sold_out", 1.0));
     }
 
     @Test
@@ -358,7 +359,7 @@ class PlaceOrderTest {
                 .isInstanceOfSatisfying(ProblemException.class,
                         problem -> assertThat(problem.type()).isEqualTo(ProblemType.DATABASE_UNAVAILABLE));
         verify(gate, never()).takeLookedUp(any(), anyString());
-        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+        assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis failed", 1.0));
     }
 
     @Test
@@ -371,7 +372,7 @@ class PlaceOrderTest {
                 .isInstanceOfSatisfying(ProblemException.class,
                         problem -> assertThat(problem.type()).isEqualTo(ProblemType.DATABASE_UNAVAILABLE));
         verifyNoInteractions(rows);
-        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+        assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis failed", 1.0));
     }
 
     @Test
@@ -388,7 +389,7 @@ class PlaceOrderTest {
         verify(inDoubt).hold(argThat(order -> order.orderCode().equals(orderCode) && order.command().equals(command)));
         verify(gate, never()).giveBack(any());
         assertThat(compensations()).isEmpty();
-        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+        assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis failed", 1.0));
     }
 
     @Test
@@ -405,7 +406,7 @@ class PlaceOrderTest {
         verify(reloads).heal(ITEM);
         assertThat(database.written()).isEmpty();
         assertThat(compensations()).isEqualTo(Map.of("given_back", 1.0));
-        assertThat(counted()).as("refused by design, not failed")
+        assertThat(ordersCounted(meters)).as("refused by design, not failed")
                 .isEqualTo(Map.of("redis stock_reloading", 1.0));
     }
 
@@ -419,7 +420,7 @@ class PlaceOrderTest {
 
         assertThat(outcome).isEqualTo(new Outcome.Replayed(new OrderAnswer(first.orderCode(), ITEM, 2, 7)));
         assertThat(database.attempts()).isZero();
-        assertThat(counted()).isEmpty();
+        assertThat(ordersCounted(meters)).isEmpty();
     }
 
     @Test
@@ -430,7 +431,7 @@ class PlaceOrderTest {
         assertThat(place(order("alice", 3, KEY))).isEqualTo(new Outcome.KeyReused());
 
         verifyNoInteractions(rows);
-        assertThat(counted()).isEqualTo(Map.of("redis rejected", 1.0));
+        assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis rejected", 1.0));
     }
 
     @Test
@@ -443,7 +444,7 @@ class PlaceOrderTest {
 
         verify(gate, never()).mayStillAct(anyString(), anyString());
         verifyNoInteractions(reloads);
-        assertThat(counted()).isEmpty();
+        assertThat(ordersCounted(meters)).isEmpty();
     }
 
     @Test
@@ -455,7 +456,7 @@ class PlaceOrderTest {
         assertThatThrownBy(() -> place(order("alice", 2, KEY)))
                 .isInstanceOfSatisfying(ProblemException.class,
                         problem -> assertThat(problem.type()).isEqualTo(ProblemType.DATABASE_UNAVAILABLE));
-        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+        assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis failed", 1.0));
     }
 
     @Test
@@ -483,7 +484,7 @@ class PlaceOrderTest {
             assertThat(accepted.answer().remaining()).isEqualTo(6);
         });
         assertThat(database.written()).hasSize(1);
-        assertThat(counted()).isEqualTo(Map.of("redis accepted", 1.0));
+        assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis accepted", 1.0));
     }
 
     @Test
@@ -497,7 +498,7 @@ class PlaceOrderTest {
 
         verifyNoInteractions(reloads);
         verify(gate, times(1)).take(any(), anyString());
-        assertThat(counted()).isEmpty();
+        assertThat(ordersCounted(meters)).isEmpty();
     }
 
     @Test
@@ -511,7 +512,7 @@ class PlaceOrderTest {
         assertThat(place(order("alice", 2, KEY))).isEqualTo(new Outcome.ReplayInProgress(first.orderCode()));
 
         verify(gate, never()).forgetAbandoned(any(), any());
-        assertThat(counted()).isEmpty();
+        assertThat(ordersCounted(meters)).isEmpty();
     }
 
     /** Counted nowhere before outcomes were counted in one place (issue 20, item 2); an error thrown is failed. */
@@ -524,7 +525,7 @@ class PlaceOrderTest {
         when(gate.mayStillAct(ITEM, first.orderCode())).thenThrow(redisDown);
 
         assertThatThrownBy(() -> place(order("alice", 2, KEY))).isSameAs(redisDown);
-        assertThat(counted()).isEqualTo(Map.of("redis failed", 1.0));
+        assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis failed", 1.0));
     }
 
     /** Places the order as the controllers do: through the one wrapper that counts it. */
@@ -553,16 +554,6 @@ class PlaceOrderTest {
         return new UUID((at.toEpochMilli() << 16) | 0x7000L, 0x8000_0000_0000_0001L).toString();
     }
 
-    /** The {@code flashstock.orders} counters that moved, as "gate outcome" to count. */
-    private Map<String, Double> counted() {
-        var moved = new TreeMap<String, Double>();
-        for (Counter counter : meters.find("flashstock.orders").counters()) {
-            if (counter.count() != 0) {
-                moved.put(counter.getId().getTag("gate") + " " + counter.getId().getTag("outcome"), counter.count());
-            }
-        }
-        return moved;
-    }
 
     /** The {@code flashstock.order.idempotency.lookups} counters that moved, by whether the key was found. */
     private Map<String, Double> lookups() {

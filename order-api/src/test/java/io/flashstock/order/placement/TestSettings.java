@@ -16,7 +16,7 @@ final class TestSettings {
     /** The defaults, but with the group commit writing each order alone on its caller's thread. */
     static PlacementSettings defaults() {
         return new PlacementSettings(
-                new PlacementSettings.Redis(Duration.ofSeconds(60), Duration.ofSeconds(5)),
+                new PlacementSettings.Redis(Duration.ofSeconds(60), Duration.ofSeconds(5), Duration.ofMillis(100)),
                 new PlacementSettings.GroupCommit(0, 64),
                 new PlacementSettings.Outage(Duration.ofSeconds(1)),
                 new PlacementSettings.InDoubt(Duration.ofSeconds(1), IN_DOUBT_ABANDONED_AFTER),
