@@ -287,10 +287,10 @@ def percentiles_ms(h: dict) -> dict:
 
 def stack_pids() -> dict[str, int]:
     """The pid of every process the stack started, by component name (redis, or redis-1..6 in the cluster
-    topology; order-api and order-api-2; ...)."""
+    topology; order-api and order-api-2; mariadb-2, the database's replica, counted as mariadb; ...)."""
     state = Path(os.environ.get("FLASHSTOCK_STATE", ROOT / ".stack"))
     files = {"redis": state / "redis/redis.pid", "mariadb": state / "mariadb/mariadb.pid",
-             "kafka": state / "kafka/kafka.pid",
+             "mariadb-2": state / "mariadb-2/mariadb.pid", "kafka": state / "kafka/kafka.pid",
              **{f"redis-{p.parent.name}": p for p in sorted(state.glob("redis-cluster/*/redis.pid"))},
              **{f"kafka-{p.parent.name}": p for p in sorted(state.glob("kafka-cluster/*/kafka.pid"))},
              **{p.stem: p for p in sorted(state.glob("services/*.pid"))}}
