@@ -112,12 +112,17 @@ kafka_node_up() {
   fi
   # replication 3 and min ISR 2 for the internal topics (offsets, transactions) as for the stock topic
   kafka_config "$dir" "$n" "$port" "$cport" "$(kafka_cluster_voters)" "$KAFKA_NODES" 2
+  # where this start's lines begin in the node's appended log (kafka_node_started reads from there)
+  stat -c %s "$dir/kafka.log" >"$dir/log-offset" 2>/dev/null || echo 0 >"$dir/log-offset"
   kafka_start "$dir" "$cp" "$dir/kafka.pid" "$id"
 }
 
-# a node is healthy when it answers as a broker: its own address as the only bootstrap server
-kafka_node_healthy() {
-  KAFKA_BOOTSTRAP=127.0.0.1:$(kafka_node_port "$1") kafka_topics "$(kafka_classpath)" --list
+# a restarted node is back once its log says so since this start: the broker logs "Kafka Server started" only after
+# it has caught up with the metadata and the controller has unfenced it. A client round trip per try would start a
+# tool's JVM (10-16 s each on a loaded box), and a fault's "back" would measure the tool, not the broker
+kafka_node_started() {
+  local dir; dir=$(kafka_node_dir "$1")
+  tail -c +$(($(cat "$dir/log-offset") + 1)) "$dir/kafka.log" 2>/dev/null | grep -q 'Kafka Server started'
 }
 
 kafka_cluster_up() {
