@@ -20,31 +20,9 @@ from pathlib import Path
 
 import requests
 
-from flashbench import cpu, report
-
-ROOT = Path(__file__).resolve().parents[2]
-STACK = ROOT / "scripts" / "stack"
-RECONCILE = ROOT / "scripts" / "reconcile"
-VENV_BIN = ROOT / ".venv" / "bin"
-# the ports scripts/stack starts the services on, moved with the same variables it reads
-SERVICES = {"order-api": int(os.environ.get("ORDER_API_PORT", "8080")),
-            "outbox-relay": int(os.environ.get("OUTBOX_RELAY_PORT", "8081")),
-            "stock-consumer": int(os.environ.get("STOCK_CONSUMER_PORT", "8082"))}
-# the cluster topology runs a second instance of each service on its first's port + this (scripts/lib/cluster.sh)
-SECOND_OFFSET = int(os.environ.get("SERVICE_SECOND_OFFSET", "10"))
-TOPOLOGIES = ("single", "cluster")
-
-
-def running_topology() -> str:
-    """The topology scripts/stack runs (or last ran) in this state folder: single unless told otherwise."""
-    r = subprocess.run([str(STACK), "topology"], capture_output=True, text=True, check=False)
-    return r.stdout.strip() if r.stdout.strip() in TOPOLOGIES else "single"
-
-
-def instances(service: str, topology: str) -> list[int]:
-    """The ports of a service's instances: one, or two in the cluster topology."""
-    port = SERVICES[service]
-    return [port, port + SECOND_OFFSET] if topology == "cluster" else [port]
+from flashbench import admin, cpu, report
+from flashbench.stack import (API, CONSUMER, RECONCILE, ROOT, SERVICES, STACK, TOPOLOGIES, VENV_BIN, instances,
+                              running_topology, stack_pids)
 
 
 @dataclass
@@ -99,20 +77,13 @@ def log(message: str) -> None:
     print(f"[bench] {message}", file=sys.stderr, flush=True)
 
 
-DEV_TOKEN = "dev-admin-token"
-
-
-def admin_headers() -> dict:
-    return {"Authorization": "Bearer " + os.environ.get("STOCK_ADMIN_TOKEN", DEV_TOKEN)}
-
-
 def dashboard_address(env: dict | None = None) -> str:
     """Where to watch a run live. The token rides in the address's fragment, which the browser keeps to itself;
     only the development token is printed, any other is for the user to add."""
     env = os.environ if env is None else env
     url = f"http://127.0.0.1:{env.get('ORDER_API_PORT', '8080')}/dashboard"
-    token = env.get("STOCK_ADMIN_TOKEN", DEV_TOKEN)
-    return f"{url}#token={DEV_TOKEN}" if token == DEV_TOKEN else f"{url}#token=<your STOCK_ADMIN_TOKEN>"
+    token = env.get("STOCK_ADMIN_TOKEN", admin.DEV_TOKEN)
+    return f"{url}#token={admin.DEV_TOKEN}" if token == admin.DEV_TOKEN else f"{url}#token=<your STOCK_ADMIN_TOKEN>"
 
 
 def prepare_services(opts: RunOptions) -> None:
@@ -133,16 +104,15 @@ ORDER_PATHS = {"redis": "/order/stock/limit", "db-lock": "/order/stock/limit/db-
 
 
 def reset_stock(item: str, stock: int, gate: str = "redis") -> None:
-    r = requests.put(f"http://127.0.0.1:{SERVICES['order-api']}/admin/items/{item}/stock",
-                     json={"quantity": stock, "perUserLimit": None, "gate": gate}, headers=admin_headers(), timeout=10)
-    r.raise_for_status()
+    """A new generation of the item (admin.reset_stock), then the stock database's copy of it."""
+    admin.reset_stock(item, stock, gate=gate)
     # the stock database follows the reset through Kafka; wait for it so the run starts from a known state
     wait_until(lambda: stock_item(item).get("baseline") == stock and stock_item(item).get("eventsApplied") == 0,
                30, f"stock-consumer to apply the reset of {item}")
 
 
 def stock_item(item: str) -> dict:
-    r = requests.get(f"http://127.0.0.1:{SERVICES['stock-consumer']}/stock/items/{item}", timeout=5)
+    r = requests.get(f"{CONSUMER}/stock/items/{item}", timeout=5)
     return r.json() if r.status_code == 200 else {}
 
 
@@ -207,7 +177,7 @@ def run_locust(opts: RunOptions, out: Path, sampler: cpu.CpuSampler) -> tuple[fl
     max_run_s = int(opts.requests / opts.rps * 3) + 60
     spawn_rate = users if opts.arrivals == "burst" else max(users, 1)
     cmd = [str(VENV_BIN / "locust"), "-f", str(ROOT / "locust" / "locustfile.py"), "--headless",
-           "--host", f"http://127.0.0.1:{SERVICES['order-api']}", "-u", str(users), "-r", str(spawn_rate),
+           "--host", API, "-u", str(users), "-r", str(spawn_rate),
            "--run-time", f"{max_run_s}s", "--csv", str(out / "locust"), "--csv-full-history",
            "--html", str(out / "locust.html"), "--only-summary", "--loglevel", "WARNING"]
     log(f"Locust: {opts.requests} requests at {opts.rps:g}/s, {opts.arrivals} arrivals, {users} users")
@@ -283,24 +253,6 @@ def percentiles_ms(h: dict) -> dict:
 
     return {"events": int(total), "p50_ms": upper_bound(0.5) * 1000, "p99_ms": upper_bound(0.99) * 1000,
             "p99.9_ms": upper_bound(0.999) * 1000, "max_ms": h["max"] * 1000}
-
-
-def stack_pids() -> dict[str, int]:
-    """The pid of every process the stack started, by component name (redis, or redis-1..6 in the cluster
-    topology; order-api and order-api-2; mariadb-2, the database's replica, counted as mariadb; ...)."""
-    state = Path(os.environ.get("FLASHSTOCK_STATE", ROOT / ".stack"))
-    files = {"redis": state / "redis/redis.pid", "mariadb": state / "mariadb/mariadb.pid",
-             "mariadb-2": state / "mariadb-2/mariadb.pid", "kafka": state / "kafka/kafka.pid",
-             **{f"redis-{p.parent.name}": p for p in sorted(state.glob("redis-cluster/*/redis.pid"))},
-             **{f"kafka-{p.parent.name}": p for p in sorted(state.glob("kafka-cluster/*/kafka.pid"))},
-             **{p.stem: p for p in sorted(state.glob("services/*.pid"))}}
-    pids = {}
-    for name, pid_file in files.items():
-        try:
-            pids[name] = int(pid_file.read_text().strip())
-        except (OSError, ValueError):
-            continue
-    return pids
 
 
 STATEMENTS = ("Questions", "Com_select", "Com_insert", "Com_update", "Com_delete", "Com_commit", "Com_set_option")

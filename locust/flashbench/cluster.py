@@ -1,7 +1,7 @@
 """The fault suite's cluster topology (`scripts/stack up --cluster`): what it asks the Redis Cluster and the brokers
 (which node serves an item's slot, which broker leads its partition), and the faults only a cluster has: a Redis
 primary killed and its replica promoted, the old primary back as a replica, a live slot migration, the partition
-leader killed, two of three brokers down. faults.py runs them as it runs the others (`scripts/faults --topology
+leader killed, two of three brokers down. flashbench.faults runs them as it runs the others (`scripts/faults --topology
 cluster`), under the same load and checker.
 """
 import binascii
@@ -16,12 +16,14 @@ from pathlib import Path
 
 import gevent
 
-from flashbench import faults
-from flashbench.bench import ROOT
-from flashbench.faults import Run, at, around_sell_out, blocking, stack
+from flashbench import admin, stack
+from flashbench.bench import wait_until
+from flashbench.faults import probes
+from flashbench.faults.probes import blocking
+from flashbench.faults.run import Run, Scenario, around_sell_out, at, wait_cooperatively
 
 SLOTS = 16384
-STATE = Path(os.environ.get("FLASHSTOCK_STATE", ROOT / ".stack"))
+STATE = stack.STATE
 REDIS_NODES, KAFKA_NODES = 6, 3  # as scripts/lib/cluster.sh
 PROMOTION_TIMEOUT_S = 120.0  # cluster-node-timeout (3 s) and the replica's election, with room for a loaded box
 REJOIN_TIMEOUT_S = 60.0  # the old primary's restart from its AOF, then a full sync from the promoted replica
@@ -55,7 +57,7 @@ class Node:
     @property
     def component(self) -> str:
         """The node's name for scripts/stack (redis-1..redis-6)."""
-        return f"redis-{self.port - int(faults.REDIS_NODE_PORTS[0]) + 1}"
+        return f"redis-{self.port - int(stack.REDIS_NODE_PORTS[0]) + 1}"
 
     def serves(self, slot: int) -> bool:
         return any(lo <= slot <= hi for lo, hi in self.slots)
@@ -64,7 +66,7 @@ class Node:
 def nodes() -> list[Node]:
     """The cluster as the first node that answers sees it (CLUSTER NODES)."""
     found = []
-    for line in faults.redis_cli("CLUSTER", "NODES").stdout.splitlines():
+    for line in probes.redis_cli("CLUSTER", "NODES").stdout.splitlines():
         f = line.split()
         if len(f) < 8:
             continue
@@ -112,7 +114,7 @@ def pid_alive(pid_file: Path) -> bool:
 def cluster_ok() -> bool:
     """Every node up and agreeing the cluster is whole: state ok, all slots served, no node flagged failing."""
     try:
-        for port in faults.REDIS_NODE_PORTS:
+        for port in stack.REDIS_NODE_PORTS:
             if "cluster_state:ok" not in cli(int(port), "CLUSTER", "INFO"):
                 return False
         return all(not n.failed for n in nodes()) and all(
@@ -126,11 +128,11 @@ def ensure_whole() -> None:
     again, and the scenario waits until the Redis Cluster is whole."""
     for n in range(1, REDIS_NODES + 1):
         if not pid_alive(STATE / "redis-cluster" / str(n) / "redis.pid"):
-            stack("start", f"redis-{n}")
+            stack.control("start", f"redis-{n}")
     for n in range(1, KAFKA_NODES + 1):
         if not pid_alive(STATE / "kafka-cluster" / str(n) / "kafka.pid"):
-            stack("start", f"kafka-{n}")
-    faults.wait_until(cluster_ok, 60, "the Redis Cluster to be whole", interval_s=0.5)
+            stack.control("start", f"kafka-{n}")
+    wait_until(cluster_ok, 60, "the Redis Cluster to be whole", interval_s=0.5)
 
 
 def wait_for(predicate, timeout_s: float, what: str) -> float:
@@ -189,10 +191,10 @@ def kill_now(component: str) -> float:
     """SIGKILL of a node of the stack, sent from here; when it was sent (monotonic). `scripts/stack kill` took 0.3 s
     to 2.2 s to deliver it on the loaded box, and a Redis primary went on selling meanwhile; it is called after the
     signal, to wait until the process is gone and forget its pid file."""
-    pid = faults.stack_pids()[component]
+    pid = stack.stack_pids()[component]
     sent = time.monotonic()
     os.kill(pid, signal.SIGKILL)
-    blocking(stack, "kill", component)
+    blocking(stack.control, "kill", component)
     return sent
 
 
@@ -223,7 +225,7 @@ def redis_primary_kill(run: Run) -> None:
     victim, owner, run.fault_start, run.fault_end = kill_primary(run)
     killed_at = run.fault_start
     at(load, load.duration_s)
-    blocking(stack, "start", victim.component)
+    blocking(stack.control, "start", victim.component)
     rejoined = wait_for(lambda: replica_synced(victim.port), REJOIN_TIMEOUT_S, f"{victim.component} to rejoin")
     run.figures = {"promoted_after_s": round(run.fault_end - killed_at, 2), **selling_gap(run, killed_at),
                    "old_primary_synced_after_restart_s": round(rejoined - load.started - load.duration_s, 2)}
@@ -241,7 +243,7 @@ def redis_primary_rejoin(run: Run) -> None:
     victim, owner, killed_at, promoted_at = kill_primary(run)
     at(load, around_sell_out(load, 1.0))
     run.fault_start = time.monotonic()
-    blocking(stack, "start", victim.component)
+    blocking(stack.control, "start", victim.component)
     run.fault_end = wait_for(lambda: replica_synced(victim.port), REJOIN_TIMEOUT_S, f"{victim.component} to rejoin")
     run.figures = {"promoted_after_s": round(promoted_at - killed_at, 2), **selling_gap(run, killed_at),
                    "synced_replica_after_restart_s": round(run.fault_end - run.fault_start, 2)}
@@ -279,7 +281,7 @@ def sale_answered(run: Run) -> None:
     """Waits (cooperatively) until every order of the sale was sent and answered, for figures on the orders sent
     after a fault; at most two minutes past the load's end."""
     load = run.load
-    faults.wait_cooperatively(lambda: all(len(ld.requests) >= len(ld.draws) for ld in run.all_loads()),
+    wait_cooperatively(lambda: all(len(ld.requests) >= len(ld.draws) for ld in run.all_loads()),
                               max(0.0, load.started + load.duration_s - time.monotonic()) + 120)
 
 
@@ -307,7 +309,7 @@ def slot_migration(run: Run) -> None:
 
 
 def item_partition(item: str) -> int:
-    status, report = faults.admin("GET", f"/admin/reconciliation?itemCode={item}")
+    status, report = admin.call("GET", f"/admin/reconciliation?itemCode={item}")
     if status != 200:
         raise RuntimeError(f"the reconciliation of {item} answered {status}: {report}")
     return int(report["items"][0]["partition"])
@@ -315,7 +317,7 @@ def item_partition(item: str) -> int:
 
 def partition_leaders() -> dict[int, int]:
     """Partition → the broker leading it, from `scripts/stack partitions` ("p0 leader 2 isr 2,3,1, p1 ...")."""
-    out = subprocess.run([str(faults.STACK), "partitions"], capture_output=True, text=True, timeout=60).stdout
+    out = subprocess.run([str(stack.STACK), "partitions"], capture_output=True, text=True, timeout=60).stdout
     leaders = {}
     for part in out.strip().split(", p"):
         f = part.lstrip("p").split()
@@ -353,7 +355,7 @@ def broker_leader_kill(times: int):
                 break  # no sale would be left to see this kill's restart
             down = kill_now(f"kafka-{leader}")
             run.fault_start = run.fault_start or down
-            blocking(stack, "start", f"kafka-{leader}")
+            blocking(stack.control, "start", f"kafka-{leader}")
             killed.append(f"kafka-{leader} at {down - load.started:.1f} s (back after {time.monotonic() - down:.1f} s)")
             if k + 1 < times:
                 leader = leader_of(partition)
@@ -367,7 +369,7 @@ def broker_leader_kill(times: int):
 
 def outbox_held() -> dict:
     """The outbox rows not yet sent (NEW), the most claims one of them has had, and the DEAD rows."""
-    (new, attempts, dead), = faults.sql(
+    (new, attempts, dead), = probes.sql(
         "SELECT COALESCE(SUM(status = 'NEW'), 0), COALESCE(MAX(CASE WHEN status = 'NEW' THEN attempts END), 0), "
         "COALESCE(SUM(status = 'DEAD'), 0) FROM orders.outbox_event")
     return {"unsent": int(new), "most_claims": int(attempts), "dead": int(dead)}
@@ -389,7 +391,7 @@ def brokers_down(run: Run) -> None:
                      - time.monotonic()))
     held = blocking(outbox_held)
     restarted = time.monotonic()
-    gevent.joinall([gevent.spawn(blocking, stack, "start", f"kafka-{n}") for n in (leader, other)], raise_error=True)
+    gevent.joinall([gevent.spawn(blocking, stack.control, "start", f"kafka-{n}") for n in (leader, other)], raise_error=True)
     run.fault_end = time.monotonic()
     sale_answered(run)
     down = answers_sent(run, run.fault_start, restarted)
@@ -405,12 +407,12 @@ def brokers_down(run: Run) -> None:
 
 
 SCENARIOS = {
-    "redis-primary-kill": faults.Scenario(redis_primary_kill, prepare=look_up_owner),
-    "redis-primary-rejoin": faults.Scenario(redis_primary_rejoin, prepare=look_up_owner),
-    "slot-migration": faults.Scenario(slot_migration, prepare=look_up_owner),
-    "broker-leader-kill": faults.Scenario(broker_leader_kill(3), prepare=look_up_leader,
+    "redis-primary-kill": Scenario(redis_primary_kill, prepare=look_up_owner),
+    "redis-primary-rejoin": Scenario(redis_primary_rejoin, prepare=look_up_owner),
+    "slot-migration": Scenario(slot_migration, prepare=look_up_owner),
+    "broker-leader-kill": Scenario(broker_leader_kill(3), prepare=look_up_leader,
                                           duration_factor=KAFKA_DURATION_FACTOR, stock_share=KAFKA_STOCK_SHARE),
-    "brokers-down": faults.Scenario(brokers_down, prepare=look_up_leader, duration_factor=KAFKA_DURATION_FACTOR,
+    "brokers-down": Scenario(brokers_down, prepare=look_up_leader, duration_factor=KAFKA_DURATION_FACTOR,
                                     stock_share=KAFKA_STOCK_SHARE),
 }
 # the cluster topology's run: its own faults, then the kills of one of the two order-apis, relays and consumers

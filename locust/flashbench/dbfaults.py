@@ -1,5 +1,5 @@
 """Faults of the replicated database (`scripts/stack up --db-replica`) under load and scarce stock, each run and
-judged as the fault suite's (flashbench/faults.py: the same load, the same history checker, the same
+judged as the fault suite's (flashbench/faults: the same load, the same history checker, the same
 reconciliation), on a stack whose services run on the failover URL of both database nodes.
 
     scripts/dbfaults [--scenarios db-primary-kill,db-kill-behind,db-replica-paused] [--runs 1] [--rate 300]
@@ -35,11 +35,18 @@ from pathlib import Path
 
 import gevent
 
-from flashbench import faults
-from flashbench.bench import ROOT, wait_until
-from flashbench.faults import Run, Scenario, around_sell_out, at, blocking, stack
+from flashbench import admin, stack
+from flashbench.bench import wait_until
+from flashbench.faults import probes
+from flashbench.faults.judge import Outcome
+from flashbench.faults.load import STOCK_SHARE, default_stock
+from flashbench.faults.probes import blocking
+from flashbench.faults.run import Run, Scenario, around_sell_out, at, wait_cooperatively
+from flashbench.faults.sale import run_scenario
+from flashbench.faults.scenarios import SCENARIOS
+from flashbench.faults.tables import cell, table
 
-STATE = Path(os.environ.get("FLASHSTOCK_STATE", ROOT / ".stack"))
+STATE = stack.STATE
 MYSQL_PORT = int(os.environ.get("MYSQL_PORT", "3306"))
 MYSQL_REPLICA_PORT = int(os.environ.get("MYSQL_REPLICA_PORT", str(MYSQL_PORT + 1)))
 PAUSE_BEFORE_KILL_S = 5.0
@@ -67,7 +74,7 @@ def port_of(node: str) -> int:
 
 
 def primary_sql(query: str) -> list[list[str]]:
-    """faults.sql, on whichever node is the primary now: the checker reads the promoted one after a failover."""
+    """probes.sql, on whichever node is the primary now: the checker reads the promoted one after a failover."""
     user, password = os.environ.get("DB_USER", "flashstock"), os.environ.get("DB_PASSWORD", "flashstock")
     r = subprocess.run(["mariadb", "--no-defaults", "-h127.0.0.1", f"-P{port_of(primary())}", f"-u{user}",
                         f"-p{password}", "-N", "-B", "-e", query], check=True, capture_output=True, text=True)
@@ -115,7 +122,7 @@ def sigkill(node: str) -> float:
     pid = int((STATE / node / "mariadb.pid").read_text().strip())
     sent = time.monotonic()
     os.kill(pid, signal.SIGKILL)
-    if not faults.wait_cooperatively(lambda: gone(pid), 10):
+    if not wait_cooperatively(lambda: gone(pid), 10):
         raise RuntimeError(f"{node} (pid {pid}) still there 10 s after SIGKILL")
     return sent
 
@@ -139,7 +146,7 @@ def kill_then_failover(pause_replica_first: bool):
         at(load, kill_at)
         behind = blocking(transactions_behind, replica)
         run.fault_start = sigkill(old)
-        command_started, run.fault_end = timed_in_pool(stack, "db-failover")
+        command_started, run.fault_end = timed_in_pool(stack.control, "db-failover")
         # the counter rebuilt while orders flow: it must count the orders from the promoted node, or it sells again
         # what was sold before the kill
         reload, reload_s = reload_after_failover(run)
@@ -170,8 +177,8 @@ def reload_after_failover(run: Run) -> tuple[str, float]:
     answer, and when it came after the failover ended (s)."""
     deadline = time.monotonic() + RELOAD_WITHIN_S
     while True:
-        status, payload = faults.admin("POST", f"/admin/items/{run.item}/stock/reload")
-        answer = faults.answer_key(status, payload)
+        status, payload = admin.call("POST", f"/admin/items/{run.item}/stock/reload")
+        answer = admin.answer_key(status, payload)
         run.reloads[answer] += 1
         if status == 200 or time.monotonic() > deadline or status not in (503, -1):
             return answer, round(time.monotonic() - run.fault_end, 2)
@@ -182,8 +189,8 @@ def after_failover() -> None:
     """The services restarted one by one on the new primary's URL, then the fenced node rebuilt as the replica."""
     fenced = other(primary())
     for service in SERVICES:
-        stack("restart", service, env=service_env())
-    stack("db-rebuild", fenced, env=service_env())
+        stack.control("restart", service, env=service_env())
+    stack.control("db-rebuild", fenced, env=service_env())
 
 
 def replica_paused(run: Run) -> None:
@@ -217,7 +224,7 @@ def selling_gap(answers: Path, window: list | None) -> float | None:
     return round(min(after) - window[0], 2) if after else None
 
 
-def gap_row(outcome: faults.Outcome, answers: Path) -> dict:
+def gap_row(outcome: Outcome, answers: Path) -> dict:
     """The selling gap of a run and the operator's command's share of it."""
     gap = selling_gap(answers, outcome.fault_window_s) if answers.exists() else None
     command = outcome.figures.get("db_failover_s")
@@ -231,9 +238,9 @@ def gap_row(outcome: faults.Outcome, answers: Path) -> dict:
 def gap_table(gaps: list[dict]) -> str:
     lines = ["| run | kill (or pause) → first 200 of an order sent after it (s) | db-failover command (or the pause) "
              "(s) | command's share of the gap | reload after the failover |", "|---|---:|---:|---:|---|"]
-    lines += [f"| {g['scenario']} | {faults.cell(g['selling_gap_s'])} | {faults.cell(g['command_s'])} | "
+    lines += [f"| {g['scenario']} | {cell(g['selling_gap_s'])} | {cell(g['command_s'])} | "
               + (f"{g['command_share_pct']} %" if g["command_share_pct"] is not None else "—")
-              + f" | {faults.cell(g['reload_after_failover'])} |" for g in gaps]
+              + f" | {cell(g['reload_after_failover'])} |" for g in gaps]
     return "\n".join(lines)
 
 
@@ -246,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rate", type=float, default=300.0, help="orders per second during each scenario")
     p.add_argument("--duration", type=float, default=60.0, help="seconds of load per scenario")
     p.add_argument("--stock", type=int, help="the item's stock (default: --stock-share of the units asked)")
-    p.add_argument("--stock-share", type=float, default=faults.STOCK_SHARE)
+    p.add_argument("--stock-share", type=float, default=STOCK_SHARE)
     p.add_argument("--out", type=Path)
     a = p.parse_args(sys.argv[1:] if argv is None else argv)
     names = a.scenarios.split(",")
@@ -254,11 +261,11 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         p.error(f"unknown scenarios {', '.join(unknown)}; known: {', '.join(DB_SCENARIOS)}")
     # the fault suite's runner and checker, on these scenarios, reading whichever node is the primary
-    faults.SCENARIOS.update(DB_SCENARIOS)
-    faults.sql = primary_sql
-    stock = a.stock or faults.default_stock(a.rate, a.duration, a.stock_share)
+    SCENARIOS.update(DB_SCENARIOS)
+    probes.sql = primary_sql
+    stock = a.stock or default_stock(a.rate, a.duration, a.stock_share)
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    out = a.out or ROOT / "results" / f"{stamp}-dbfaults"
+    out = a.out or stack.ROOT / "results" / f"{stamp}-dbfaults"
     outcomes, gaps = [], []
     for run in range(1, a.runs + 1):
         run_out = out / f"run-{run}"
@@ -266,15 +273,15 @@ def main(argv: list[str] | None = None) -> int:
         for name in names:
             try:
                 # one outcome per item: the single topology sells one
-                outcome = faults.run_scenario(name, a.rate, a.duration, stock, run_out)[0]
+                outcome = run_scenario(name, a.rate, a.duration, stock, run_out)[0]
             except Exception as e:  # one broken scenario must not cost the others' results
                 print(f"[dbfaults] {name}: ERROR {e!r}", file=sys.stderr, flush=True)
                 traceback.print_exc()
-                outcome = faults.Outcome(name, "not completed", notes=f"error: {e!r}")
+                outcome = Outcome(name, "not completed", notes=f"error: {e!r}")
             outcome.scenario = f"{name} (run {run})"
             outcomes.append(outcome)
             gaps.append(gap_row(outcome, run_out / name / "answers.csv"))
-    md = faults.table(outcomes)
+    md = table(outcomes)
     gap_md = gap_table(gaps)
     (out / "dbfaults.md").write_text(f"# Database faults under load, {stamp}\n\n`scripts/dbfaults "
                                      f"{' '.join(sys.argv[1:])}`\n\n{md}\n\n{gap_md}\n")

@@ -10,7 +10,8 @@ import threading
 from pathlib import Path
 
 from flashbench import vegeta
-from flashbench.bench import ROOT, SERVICES, reset_stock
+from flashbench.bench import reset_stock
+from flashbench.stack import API, ROOT
 
 RATE, FLOOD_RATE, SECONDS = 1000, 500, 20
 
@@ -20,7 +21,7 @@ def body(item: str) -> str:
 
 
 def run(label: str, flood: bool, out: Path) -> dict:
-    base = f"http://127.0.0.1:{SERVICES['order-api']}"
+    base = API
     reset_stock("flood-redis", 10_000_000)
     reset_stock("flood-dblock", 10_000_000, "db-lock")
     runs = {}

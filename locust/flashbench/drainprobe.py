@@ -16,17 +16,15 @@ from concurrent.futures import ThreadPoolExecutor
 
 import requests
 
-from flashbench.bench import SERVICES, admin_headers
+from flashbench import admin, stack
 from flashbench.reconcile import fetch
 
-API = f"http://127.0.0.1:{SERVICES['order-api']}"
+API = stack.API
 
 
 def round_once(pool: ThreadPoolExecutor, orders: int, deadline_s: float) -> dict:
     item = f"drain-{uuid.uuid4().hex[:10]}"
-    r = requests.put(f"{API}/admin/items/{item}/stock", json={"quantity": 10 * orders}, headers=admin_headers(),
-                     timeout=10)
-    r.raise_for_status()
+    admin.reset_stock(item, 10 * orders)
     body = {"itemCode": item, "quantity": 1}
     answers = list(pool.map(lambda n: requests.post(f"{API}/order/stock/limit", json={**body, "userId": f"u{n}"},
                                                     timeout=10).status_code, range(orders)))

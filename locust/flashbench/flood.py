@@ -34,10 +34,9 @@ import gevent
 import gevent.pool
 from geventhttpclient import HTTPClient, URL
 
-from flashbench import reconcile
-from flashbench.spike import percentile, reset
+from flashbench import admin, reconcile, stack
+from flashbench.spike import percentile
 
-ROOT = Path(__file__).resolve().parents[2]
 TICKETS = "/order/stock/queue/tickets"
 ORDER = "/order/stock/limit"
 JSON = {"Content-Type": "application/json"}
@@ -157,16 +156,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--stock", type=int, default=100)
     p.add_argument("--real-users", type=int, default=20)
     p.add_argument("--drain-wait", type=float, default=120.0)
-    p.add_argument("--url", default=os.environ.get(
-        "ORDER_API_URL", f"http://127.0.0.1:{os.environ.get('ORDER_API_PORT', '8080')}"))
+    p.add_argument("--url", default=stack.API_URL)
     p.add_argument("--out", type=Path)
     a = p.parse_args(sys.argv[1:] if argv is None else argv)
     redis_port = os.environ.get("REDIS_PORT", "6379")
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    out = a.out or ROOT / "results" / f"{stamp}-flood"
+    out = a.out or stack.ROOT / "results" / f"{stamp}-flood"
     out.mkdir(parents=True, exist_ok=True)
     item = f"flood-{uuid.uuid4().hex[:8]}"
-    reset(a.url, item, a.stock, "queue")
+    admin.reset_stock(item, a.stock, gate="queue", urls=[a.url])
 
     before = redis_info(redis_port)
     answers, flood_s = flood(a.url, item, a.entries, a.clients)

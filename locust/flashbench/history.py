@@ -1,5 +1,5 @@
 """The fault suite's checker: judges a run's history, meaning what every client was told and what the orders
-database, the stock database and Redis hold afterwards. It is a pure function with no I/O: faults.py gathers
+database, the stock database and Redis hold afterwards. It is a pure function with no I/O: flashbench/faults gathers
 the facts, `check` weighs them, and tests/test_history.py feeds it histories with each violation.
 
 What must hold (docs/reliability.md, issue 15):

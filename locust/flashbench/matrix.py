@@ -15,7 +15,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from flashbench import report
-from flashbench.bench import ROOT, RunOptions, ServiceSettings, log, run
+from flashbench.bench import RunOptions, ServiceSettings, log, run
+from flashbench.stack import ROOT
 
 SERVICE_KEYS = {"tomcat_threads", "hikari_pool", "warmup", "virtual_threads", "lock_mode"}
 RUN_KEYS = {"requests", "rps", "arrivals", "users", "item", "stock", "quantity", "drain_timeout_s"}

@@ -21,7 +21,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 from flashbench import cpu, vegeta
-from flashbench.bench import RECONCILE, ROOT, TOPOLOGIES, instances, log, reset_stock, running_topology, stack_pids
+from flashbench.bench import log, reset_stock
+from flashbench.stack import RECONCILE, ROOT, TOPOLOGIES, instances, running_topology, stack_pids
 
 
 def run_rate(item: str, rate: float, seconds: float, out: Path, topology: str) -> tuple[vegeta.OpenRun, dict]:

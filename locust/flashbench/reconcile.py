@@ -10,26 +10,22 @@ match it.
 """
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
 import requests
 
-ROOT = Path(__file__).resolve().parents[2]
+from flashbench import admin, stack
+
 
 
 def fetch(base_url: str, item: str | None) -> dict:
     params = {"itemCode": item} if item else {}
-    r = requests.get(f"{base_url}/admin/reconciliation", params=params, headers=_auth(), timeout=30)
+    r = requests.get(f"{base_url}/admin/reconciliation", params=params, headers=admin.headers(), timeout=30)
     if r.status_code != 200:
         raise SystemExit(f"reconciliation request failed: HTTP {r.status_code}: {r.text[:300]}")
     return r.json()
-
-
-def _auth() -> dict:
-    return {"Authorization": "Bearer " + os.environ.get("STOCK_ADMIN_TOKEN", "dev-admin-token")}
 
 
 def wait_for_drain(base_url: str, item: str | None, wait_s: float) -> dict:
@@ -54,7 +50,7 @@ def repair_redis(base_url: str, report: dict, wait_s: float) -> list[str]:
             code = item["itemCode"]
             deadline = time.monotonic() + wait_s
             while True:
-                r = requests.post(f"{base_url}/admin/items/{code}/stock/reload", headers=_auth(), timeout=30)
+                r = requests.post(f"{base_url}/admin/items/{code}/stock/reload", headers=admin.headers(), timeout=30)
                 if r.status_code == 503 and "STOCK_RELOADING" in r.text and time.monotonic() < deadline:
                     time.sleep(0.5)
                     continue
@@ -149,9 +145,9 @@ def main(argv: list[str] | None = None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("item", nargs="?", help="item code (default: every item with a baseline)")
     p.add_argument("--wait", type=float, default=30.0, help="seconds to wait for the pipeline to drain")
-    p.add_argument("--out", type=Path, default=ROOT / "results" / "reconciliation", help="folder for the report")
+    p.add_argument("--out", type=Path, default=stack.ROOT / "results" / "reconciliation", help="folder for the report")
     p.add_argument("--repair-redis", action="store_true", help="fix Redis drift (only when asked)")
-    p.add_argument("--url", default=os.environ.get("ORDER_API_URL", f"http://127.0.0.1:{os.environ.get('ORDER_API_PORT', '8080')}"))
+    p.add_argument("--url", default=stack.API_URL)
     a = p.parse_args(sys.argv[1:] if argv is None else argv)
 
     report = wait_for_drain(a.url, a.item, a.wait)

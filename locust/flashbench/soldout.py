@@ -17,14 +17,15 @@ from pathlib import Path
 import requests
 
 from flashbench import cpu, vegeta
-from flashbench.bench import SERVICES, log, reset_stock, stack_pids
+from flashbench.bench import log, reset_stock
+from flashbench.stack import API, stack_pids
 
 PROCESSES = ("order-api", "redis", "mariadb", "kafka", "outbox-relay", "stock-consumer")
 
 
 def sell_out(item: str, units: int) -> None:
     reset_stock(item, units)
-    url = f"http://127.0.0.1:{SERVICES['order-api']}/order/stock/limit"
+    url = f"{API}/order/stock/limit"
     for i in range(units):
         r = requests.post(url, json={"itemCode": item, "userId": f"early-{i}", "quantity": 1}, timeout=10)
         r.raise_for_status()
@@ -49,7 +50,7 @@ def box_jiffies() -> tuple[int, int]:
 
 def run_rate(item: str, rate: float, seconds: float, out: Path, work: Path) -> dict:
     body = json.dumps({"itemCode": item, "userId": "crowd", "quantity": 1})
-    url = f"http://127.0.0.1:{SERVICES['order-api']}/order/stock/limit"
+    url = f"{API}/order/stock/limit"
     log(f"vegeta: {rate:g}/s for {seconds:g} s against sold-out {item}")
     busy0, total0 = box_jiffies()
     with cpu.CpuSampler(stack_pids()) as sampler:

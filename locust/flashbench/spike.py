@@ -23,7 +23,6 @@ import collections
 import csv
 import datetime as dt
 import json
-import os
 import statistics
 import sys
 import time
@@ -35,9 +34,8 @@ import gevent
 import gevent.event
 from geventhttpclient import HTTPClient, URL
 
-from flashbench import reconcile
+from flashbench import admin, reconcile, stack
 
-ROOT = Path(__file__).resolve().parents[2]
 ORDER = "/order/stock/limit"
 DB_LOCK_ORDER = ORDER + "/db-lock"
 TOKENS = "/order/stock/tokens"
@@ -154,21 +152,9 @@ FLOWS = {"redis": one_request(ORDER), "db-lock": one_request(DB_LOCK_ORDER), "to
          "queue": queue_flow}
 
 
-def reset(base: str, item: str, stock: int, gate: str) -> None:
-    client = HTTPClient.from_url(URL(base), concurrency=1)
-    body = json.dumps({"quantity": stock, "perUserLimit": None, "gate": gate})
-    token = os.environ.get("STOCK_ADMIN_TOKEN", "dev-admin-token")
-    r = client.put(f"/admin/items/{item}/stock", body=body,
-                   headers={**JSON, "Authorization": f"Bearer {token}"})
-    if r.status_code != 200:
-        raise SystemExit(f"stock reset of {item} failed: HTTP {r.status_code}: {r.read()[:300]!r}")
-    r.read()
-    client.close()
-
-
 def spike(base: str, gate: str, users: int, stock: int, repeat: int, drain_wait_s: float) -> SpikeResult:
     item = f"spike-{gate}-{users}-{repeat}-{uuid.uuid4().hex[:6]}"
-    reset(base, item, stock, gate)
+    admin.reset_stock(item, stock, gate=gate, urls=[base])
     url = URL(base)
     clients = [HTTPClient(url.host, url.port, concurrency=1, connection_timeout=10, network_timeout=60)
                for _ in range(users)]
@@ -272,14 +258,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--gates", default=",".join(GATES))
     p.add_argument("--drain-wait", type=float, default=60.0,
                    help="seconds each run's proof may wait for the pipeline to drain")
-    p.add_argument("--url", default=os.environ.get("ORDER_API_URL", f"http://127.0.0.1:{os.environ.get('ORDER_API_PORT', '8080')}"))
+    p.add_argument("--url", default=stack.API_URL)
     p.add_argument("--out", type=Path)
     a = p.parse_args(sys.argv[1:] if argv is None else argv)
     unknown = set(a.gates.split(",")) - set(GATES)
     if unknown:
         p.error(f"unknown gates {sorted(unknown)}; choose from {','.join(GATES)}")
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    out = a.out or ROOT / "results" / f"{stamp}-spike"
+    out = a.out or stack.ROOT / "results" / f"{stamp}-spike"
     (out / "proof").mkdir(parents=True, exist_ok=True)
 
     results = []

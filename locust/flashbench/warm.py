@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 
 from flashbench import cpu, vegeta
-from flashbench.bench import ROOT, SERVICES, STACK, log, reset_stock, stack_pids
+from flashbench.bench import log, reset_stock
+from flashbench.stack import API, ROOT, STACK, stack_pids
 
 
 def measure(label: str, env: dict, rate: float, warm_s: float, measure_s: float, out: Path) -> dict:
@@ -24,7 +25,7 @@ def measure(label: str, env: dict, rate: float, warm_s: float, measure_s: float,
     subprocess.run([str(STACK), "services", "up"], check=True, stdout=subprocess.DEVNULL, env={**os.environ, **env})
     item = "warm-measure"
     reset_stock(item, 100_000_000)
-    url = f"http://127.0.0.1:{SERVICES['order-api']}/order/stock/limit"
+    url = f"{API}/order/stock/limit"
     body = json.dumps({"itemCode": item, "userId": "warm-measure", "quantity": 1})
     log(f"{label}: warming {warm_s:g} s, then measuring {measure_s:g} s at {rate:g}/s")
     vegeta.attack(url, body, rate, warm_s, out / f"{label}-warm.bin")

@@ -1,7 +1,11 @@
 import subprocess
 
-from flashbench import cluster, faults, history
-from flashbench.faults import Outcome
+from flashbench import cluster, history, stack
+from flashbench.faults import probes
+from flashbench.faults.judge import Outcome
+from flashbench.faults.load import Load, default_stock, draw_orders, ideal_sell_out
+from flashbench.faults.run import Run
+from flashbench.faults.tables import cluster_notes
 
 
 def test_an_items_slot_is_redis_clusters_for_its_hash_tag():
@@ -20,8 +24,8 @@ d4 127.0.0.1:7203@17203 slave a1 0 0 1 connected
 
 
 def test_the_owner_of_a_slot_is_the_live_primary_serving_it(monkeypatch):
-    monkeypatch.setattr(faults, "REDIS_NODE_PORTS", ["7200", "7201"])
-    monkeypatch.setattr(faults, "redis_cli", lambda *args: subprocess.CompletedProcess(args, 0, NODES, ""))
+    monkeypatch.setattr(stack, "REDIS_NODE_PORTS", ["7200", "7201"])
+    monkeypatch.setattr(probes, "redis_cli", lambda *args: subprocess.CompletedProcess(args, 0, NODES, ""))
     assert [n.component for n in cluster.nodes()] == ["redis-1", "redis-2", "redis-3", "redis-4"]
     assert cluster.slot_owner(7000).component == "redis-2"  # being migrated: still its owner's
     assert cluster.slot_owner(16383).component == "redis-3"
@@ -39,11 +43,11 @@ def request(sent, answered, status=200):
 
 
 def test_the_selling_gap_runs_from_the_last_200_before_the_kill_to_the_first_200_of_an_order_sent_after_it():
-    main, side = faults.Load("a", 10, []), faults.Load("b", 10, [])
+    main, side = Load("a", 10, []), Load("b", 10, [])
     main.requests = [request(9.0, 9.5), request(9.9, 10.4), request(10.5, 12.0, 503), request(14.0, 17.5)]
     # answered after the kill but sent before it: its unit was taken before the kill
     side.requests = [request(9.8, 11.0), request(15.0, 16.0)]
-    run = faults.Run("redis-primary-kill", "a", main, 0.4, None, sides=[faults.Run("x", "b", side, 0.4, None)])
+    run = Run("redis-primary-kill", "a", main, 0.4, None, sides=[Run("x", "b", side, 0.4, None)])
     assert cluster.selling_gap(run, kill_at=10.0) == {"last_200_before_kill_s": -0.5, "first_200_after_kill_s": 6.0,
                                                       "selling_gap_s": 6.5}
 
@@ -51,7 +55,7 @@ def test_the_selling_gap_runs_from_the_last_200_before_the_kill_to_the_first_200
 def test_the_cluster_notes_name_the_gap_against_its_target_and_the_latency_by_phase():
     killed = Outcome("redis-primary-kill", "kill", figures={"promoted_after_s": 4.1, "selling_gap_s": 12.0},
                      latency_ms={"before": {"orders": 10, "p50": 40.0, "p99": 90.0, "max": 95.0}})
-    notes = faults.cluster_notes([killed, Outcome("relay-kill", "kill")])
+    notes = cluster_notes([killed, Outcome("relay-kill", "kill")])
     assert "- redis-primary-kill: promoted after s 4.1, selling gap s 12.0 (target ≤ 10 s: MISSED)" in notes
     assert "| redis-primary-kill | 40 / 90 / 95 (10) | — | — |" in notes
 
@@ -63,7 +67,7 @@ def test_an_outbox_row_given_up_fails_the_scenario():
 
 def test_the_promotion_is_timed_by_the_new_primarys_log(tmp_path, monkeypatch):
     monkeypatch.setattr(cluster, "STATE", tmp_path)
-    monkeypatch.setattr(faults, "REDIS_NODE_PORTS", ["7200"])
+    monkeypatch.setattr(stack, "REDIS_NODE_PORTS", ["7200"])
     log = tmp_path / "redis-cluster" / "6" / "redis.log"
     log.parent.mkdir(parents=True)
     log.write_text("4753:S 26 Nov 2026 10:00:00.000 # Failover election won: I'm the new master.\n"
@@ -100,10 +104,10 @@ def test_a_slot_is_migrated_in_batches_of_keys_as_redis_cli_reshard_does(monkeyp
 
 
 def test_answers_are_counted_by_when_their_order_was_sent_over_every_item_of_the_sale():
-    main, side = faults.Load("a", 10, []), faults.Load("b", 10, [])
+    main, side = Load("a", 10, []), Load("b", 10, [])
     main.requests = [request(1.0, 1.1), request(2.0, 6.0, 503), request(3.0, 3.1), request(5.0, 5.1)]
     side.requests = [request(2.5, 2.6, 503), request(9.0, 9.1)]
-    run = faults.Run("slot-migration", "a", main, 0.4, None, sides=[faults.Run("x", "b", side, 0.4, None)])
+    run = Run("slot-migration", "a", main, 0.4, None, sides=[Run("x", "b", side, 0.4, None)])
     assert cluster.answers_sent(run, 2.0, 4.0) == {"503 STOCK_RELOADING": 2, "200": 1}
     assert cluster.answers_sent(run, 4.0) == {"200": 2}
 
@@ -112,8 +116,8 @@ def kafka_run(monkeypatch, leaders, duration_s=0.0):
     """A run of a Kafka fault with no orders, its stack calls recorded; `leaders` answers the lookups in turn. Its
     faults come at once (`at` does not wait) and a brokers-down lasts 0.4 of duration_s."""
     calls = []
-    monkeypatch.setattr(cluster, "stack", lambda *args: calls.append(" ".join(args)))
-    monkeypatch.setattr(faults, "stack_pids", lambda: {f"kafka-{n}": 4240 + n for n in (1, 2, 3)})
+    monkeypatch.setattr(stack, "control", lambda *args: calls.append(" ".join(args)))
+    monkeypatch.setattr(stack, "stack_pids", lambda: {f"kafka-{n}": 4240 + n for n in (1, 2, 3)})
     monkeypatch.setattr(cluster.os, "kill", lambda pid, sig: calls.append(f"SIGKILL {pid}"))
 
     def partition_leaders():
@@ -122,11 +126,11 @@ def kafka_run(monkeypatch, leaders, duration_s=0.0):
 
     monkeypatch.setattr(cluster, "partition_leaders", partition_leaders)
     monkeypatch.setattr(cluster, "item_partition", lambda item: 2)
-    monkeypatch.setattr(faults, "sql", lambda query: [["12", "7", "0"]])
+    monkeypatch.setattr(probes, "sql", lambda query: [["12", "7", "0"]])
     monkeypatch.setattr(cluster, "at", lambda load, offset_s: None)
-    load = faults.Load("a", 10, [])
+    load = Load("a", 10, [])
     load.started, load.duration_s = cluster.time.monotonic(), duration_s
-    return faults.Run("brokers-down", "a", load, 0.9, None), calls
+    return Run("brokers-down", "a", load, 0.9, None), calls
 
 
 def test_brokers_down_kills_the_leader_looked_up_before_the_load_and_restarts_both(monkeypatch):
@@ -149,9 +153,9 @@ def test_the_leader_killed_next_is_looked_up_as_soon_as_the_previous_one_is_back
 
 def test_the_kafka_faults_end_well_before_their_stock_runs_out():
     rate, duration_s = 200.0, 30.0 * cluster.SCENARIOS["brokers-down"].duration_factor
-    draws = faults.draw_orders(int(rate * duration_s), None, seed="kafka")
-    stock = faults.default_stock(rate, duration_s, cluster.SCENARIOS["brokers-down"].stock_share)
-    sell_out_s = faults.ideal_sell_out(draws, stock, None) / rate
+    draws = draw_orders(int(rate * duration_s), None, seed="kafka")
+    stock = default_stock(rate, duration_s, cluster.SCENARIOS["brokers-down"].stock_share)
+    sell_out_s = ideal_sell_out(draws, stock, None) / rate
     brokers_back = (0.1 + cluster.BROKERS_DOWN_SHARE) * duration_s + cluster.KAFKA_RESTART_S
     # the restart of a broker took up to 49 s on the loaded box; the sale must go on after it
     assert sell_out_s - brokers_back >= 5
@@ -169,13 +173,13 @@ def test_a_leader_kill_that_would_come_too_late_for_the_sale_is_left_out(monkeyp
 
 def test_a_primary_is_killed_from_the_harness_and_timed_right_before_the_signal(monkeypatch):
     victim, promoted = (cluster.Node(i, p, True, False, ((0, 16383),)) for i, p in (("v", 7201), ("n", 7205)))
-    run = faults.Run("redis-primary-kill", "a", faults.Load("a", 10, []), 0.4, None, prepared={"owner": victim})
+    run = Run("redis-primary-kill", "a", Load("a", 10, []), 0.4, None, prepared={"owner": victim})
     signals, owners = [], [None, promoted, promoted]
-    monkeypatch.setattr(faults, "REDIS_NODE_PORTS", ["7200"])
-    monkeypatch.setattr(faults, "stack_pids", lambda: {"redis-2": 4242})
+    monkeypatch.setattr(stack, "REDIS_NODE_PORTS", ["7200"])
+    monkeypatch.setattr(stack, "stack_pids", lambda: {"redis-2": 4242})
     monkeypatch.setattr(cluster.os, "kill", lambda pid, sig: signals.append((pid, sig, cluster.time.monotonic())))
     # scripts/stack kill is slow to start on a loaded box; by then the harness's signal has been sent
-    monkeypatch.setattr(cluster, "stack", lambda *args: cluster.time.sleep(0.3))
+    monkeypatch.setattr(stack, "control", lambda *args: cluster.time.sleep(0.3))
     monkeypatch.setattr(cluster, "slot_owner", lambda slot: owners.pop(0))
     monkeypatch.setattr(cluster, "election_won", lambda node, since: None)
     got_victim, owner, killed_at, _ = cluster.kill_primary(run)

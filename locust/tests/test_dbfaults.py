@@ -1,13 +1,15 @@
 """The database fault runner's own parts that need no stack: the selling gap and the command's share of it."""
 import csv
 
-from flashbench import dbfaults, faults
+from flashbench import dbfaults
+from flashbench.faults.judge import Outcome
+from flashbench.faults.tables import ANSWER_COLUMNS
 
 
 def write_answers(path, rows):
     with path.open("w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(faults.ANSWER_COLUMNS)
+        w.writerow(ANSWER_COLUMNS)
         for started, answered, status in rows:
             w.writerow([started, answered, status, "", "", "", 1, "u", ""])
 
@@ -28,15 +30,15 @@ def test_the_gap_runs_from_the_kill_to_the_first_200_of_an_order_sent_after_it(t
 def test_the_commands_share_is_of_the_gap_and_only_for_a_failover(tmp_path):
     answers = tmp_path / "answers.csv"
     write_answers(answers, [(10.5, 14.0, 200)])
-    failover = faults.Outcome("db-primary-kill (run 1)", "kill", fault_window_s=[10.0, 11.5],
+    failover = Outcome("db-primary-kill (run 1)", "kill", fault_window_s=[10.0, 11.5],
                               figures={"db_failover_s": 1.0, "reload_after_failover": "200"})
     assert dbfaults.gap_row(failover, answers) == {
         "scenario": "db-primary-kill (run 1)", "selling_gap_s": 4.0, "command_s": 1.0, "command_share_pct": 25,
         "reload_after_failover": "200"}
-    paused = faults.Outcome("db-replica-paused (run 1)", "pause", fault_window_s=[10.0, 25.0])
+    paused = Outcome("db-replica-paused (run 1)", "pause", fault_window_s=[10.0, 25.0])
     assert dbfaults.gap_row(paused, answers)["command_s"] == 15.0
     assert dbfaults.gap_row(paused, answers)["command_share_pct"] is None
-    broken = faults.Outcome("db-kill-behind (run 1)", "not completed")
+    broken = Outcome("db-kill-behind (run 1)", "not completed")
     assert dbfaults.gap_row(broken, tmp_path / "none.csv")["selling_gap_s"] is None
     table = dbfaults.gap_table([dbfaults.gap_row(failover, answers), dbfaults.gap_row(broken, tmp_path / "x")])
     assert "| db-primary-kill (run 1) | 4.0 | 1.0 | 25 % | 200 |" in table

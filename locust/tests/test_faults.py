@@ -3,6 +3,7 @@ the load, the reset and the reload storm against a fake order-api."""
 import csv
 import itertools
 import json
+import signal
 import time
 from collections import Counter
 
@@ -10,18 +11,21 @@ import gevent
 import pytest
 from gevent.pywsgi import WSGIServer
 
-from flashbench import faults, history
-from flashbench.faults import Draw, Outcome
+from flashbench import admin, history, stack
+from flashbench.faults import judge, probes, redis_faults, scenarios, tables
+from flashbench.faults.judge import Outcome
+from flashbench.faults.load import Draw, Load, QueueLoad, default_stock, draw_orders, ideal_sell_out, user_pool
+from flashbench.faults.run import Run
 
 
 def test_default_stock_is_forty_percent_of_the_units_asked():
     # 300/s for 60 s at 2 units on average ask for 36,000 units
-    assert faults.default_stock(300, 60, 0.4) == 14_400
+    assert default_stock(300, 60, 0.4) == 14_400
 
 
 def test_draws_are_scarce_orders_of_one_to_three_units_half_with_a_key():
-    draws = faults.draw_orders(3000, None, seed="item")
-    assert draws == faults.draw_orders(3000, None, seed="item")  # the faults are timed from them
+    draws = draw_orders(3000, None, seed="item")
+    assert draws == draw_orders(3000, None, seed="item")  # the faults are timed from them
     assert {d.units for d in draws} == {1, 2, 3}
     assert 1.9 < sum(d.units for d in draws) / len(draws) < 2.1
     assert all((d.idempotency_key is not None) == (i % 2 == 0) for i, d in enumerate(draws))
@@ -29,10 +33,10 @@ def test_draws_are_scarce_orders_of_one_to_three_units_half_with_a_key():
 
 
 def test_a_pool_of_users_makes_the_limit_bite_and_the_stock_still_run_out():
-    stock = faults.default_stock(300, 60, 0.4)
-    draws = faults.draw_orders(300 * 60, faults.user_pool(stock, 3), seed="item")
-    assert len({d.user_id for d in draws}) <= faults.user_pool(stock, 3)
-    sold_out = faults.ideal_sell_out(draws, stock, 3)
+    stock = default_stock(300, 60, 0.4)
+    draws = draw_orders(300 * 60, user_pool(stock, 3), seed="item")
+    assert len({d.user_id for d in draws}) <= user_pool(stock, 3)
+    sold_out = ideal_sell_out(draws, stock, 3)
     assert sold_out is not None and sold_out < len(draws) * 0.9
     bought, refused = Counter(), 0
     for d in draws[:sold_out]:
@@ -45,16 +49,16 @@ def test_a_pool_of_users_makes_the_limit_bite_and_the_stock_still_run_out():
 
 def test_the_ideal_sell_out_is_the_first_order_the_stock_cannot_serve():
     draws = [Draw(2, "a", None), Draw(3, "b", None), Draw(2, "c", None), Draw(1, "d", None)]
-    assert faults.ideal_sell_out(draws, 6, None) == 2  # 2 + 3 taken, 1 left, 2 asked
-    assert faults.ideal_sell_out(draws, 8, None) is None
+    assert ideal_sell_out(draws, 6, None) == 2  # 2 + 3 taken, 1 left, 2 asked
+    assert ideal_sell_out(draws, 8, None) is None
     # with a limit of 2, b's 3 units are refused without taking stock
-    assert faults.ideal_sell_out(draws, 4, 2) == 3  # a 2, c 2: nothing left for d
+    assert ideal_sell_out(draws, 4, 2) == 3  # a 2, c 2: nothing left for d
 
 
 def test_redis_env_turns_aof_on_or_back_to_the_stack_default(monkeypatch):
     monkeypatch.setenv("REDIS_APPENDONLY", "yes")
-    assert "REDIS_APPENDONLY" not in faults.redis_env(appendonly=False)
-    assert faults.redis_env(appendonly=True)["REDIS_APPENDONLY"] == "yes"
+    assert "REDIS_APPENDONLY" not in redis_faults.redis_env(appendonly=False)
+    assert redis_faults.redis_env(appendonly=True)["REDIS_APPENDONLY"] == "yes"
 
 
 def test_the_aof_tail_is_the_last_incremental_file_of_the_manifest(tmp_path, monkeypatch):
@@ -63,12 +67,12 @@ def test_the_aof_tail_is_the_last_incremental_file_of_the_manifest(tmp_path, mon
     (aof / "appendonly.aof.manifest").write_text("file appendonly.aof.2.base.rdb seq 2 type b\n"
                                                  "file appendonly.aof.3.incr.aof seq 3 type i\n"
                                                  "file appendonly.aof.4.incr.aof seq 4 type i\n")
-    monkeypatch.setattr(faults, "AOF_DIR", aof)
-    monkeypatch.setattr(faults, "REDIS_DIR", tmp_path)
-    assert faults.aof_tail() == aof / "appendonly.aof.4.incr.aof"
-    faults.forget_aof()
+    monkeypatch.setattr(redis_faults, "AOF_DIR", aof)
+    monkeypatch.setattr(redis_faults, "REDIS_DIR", tmp_path)
+    assert redis_faults.aof_tail() == aof / "appendonly.aof.4.incr.aof"
+    redis_faults.forget_aof()
     assert not aof.exists()
-    assert faults.aof_tail() == tmp_path / "appendonly.aof"  # no manifest: Redis 6's single file
+    assert redis_faults.aof_tail() == tmp_path / "appendonly.aof"  # no manifest: Redis 6's single file
 
 
 def test_the_table_shows_the_history_figures_generations_and_reloads():
@@ -78,7 +82,7 @@ def test_the_table_shows_the_history_figures_generations_and_reloads():
     failed = Outcome("per-user-limit", "Redis restarted", stock={1: 14400}, per_user_limit=3, oversold=4,
                      limit_exceeded=2, reloads={"200": 30, "503 STOCK_RELOADING": 12, "-1 timeout": 1},
                      reconciliation_exact=True, notes="generation 1: oversold by 4 units; ")
-    md = faults.table([passed, failed])
+    md = tables.table([passed, failed])
     header = md.splitlines()[0]
     for column in ("oversold", "lost", "applied twice", "limit exceeded", "stranded units", "reloads 200 / 503"):
         assert column in header
@@ -90,13 +94,13 @@ def test_the_table_shows_the_history_figures_generations_and_reloads():
 
 
 def test_answers_csv_has_a_row_per_request_with_its_order_and_key(tmp_path):
-    load = faults.Load("item", 100, [])
+    load = Load("item", 100, [])
     load.started = 100.0
     load.requests = [history.Request(100.5, 100.52, 200, None, "o-1", 2, "user-1", "k1"),
                      history.Request(100.1, 100.9, 503, "DATABASE_UNAVAILABLE", "o-2", 3, "user-2", None)]
-    faults.write_answers(load, tmp_path / "answers.csv")
+    tables.write_answers(load, tmp_path / "answers.csv")
     rows = list(csv.reader((tmp_path / "answers.csv").open()))
-    assert rows[0] == faults.ANSWER_COLUMNS
+    assert rows[0] == tables.ANSWER_COLUMNS
     assert rows[1] == ["0.100", "0.900", "503", "DATABASE_UNAVAILABLE", "800.0", "o-2", "3", "user-2", ""]
     assert rows[2] == ["0.500", "0.520", "200", "", "20.0", "o-1", "2", "user-1", "k1"]
 
@@ -139,17 +143,16 @@ def test_the_load_the_reset_and_the_reload_storm_against_a_fake_order_api(monkey
     server = WSGIServer(("127.0.0.1", 0), api, log=None)
     server.start()
     try:
-        monkeypatch.setattr(faults, "API", f"http://127.0.0.1:{server.server_port}")
-        monkeypatch.setattr(faults, "_admin_client", None)
-        monkeypatch.setattr(faults, "RELOAD_EVERY_S", 0.1)
-        draws = faults.draw_orders(200, None, seed="fake")  # 2 s at 100/s
-        load = faults.Load("fake", 100, draws)
-        run = faults.Run("reload-storm", "fake", load, stock_share=0.4, per_user_limit=None)
-        run.record_generation(faults.set_stock("fake", 160, None))
-        load.sell_out_s = faults.ideal_sell_out(draws, 160, None) / 100
+        monkeypatch.setattr(stack, "API", f"http://127.0.0.1:{server.server_port}")
+        monkeypatch.setattr(scenarios, "RELOAD_EVERY_S", 0.1)
+        draws = draw_orders(200, None, seed="fake")  # 2 s at 100/s
+        load = Load("fake", 100, draws)
+        run = Run("reload-storm", "fake", load, stock_share=0.4, per_user_limit=None)
+        run.record_generation(admin.reset_stock("fake", 160, retry_s=scenarios.RESET_RETRY_S))
+        load.sell_out_s = ideal_sell_out(draws, 160, None) / 100
         runner = load.run()
         gevent.sleep(0.05)
-        faults.reload_storm(run)
+        scenarios.reload_storm(run)
         runner.join()
     finally:
         server.stop()
@@ -161,7 +164,7 @@ def test_the_load_the_reset_and_the_reload_storm_against_a_fake_order_api(monkey
     assert run.reloads["200"] > 0 and run.reloads["503 STOCK_RELOADING"] > 0
     assert run.generations == {1: history.Generation(160, None)}
     outcome = Outcome("reload-storm", run.description)
-    faults.describe_answers(outcome, run)
+    judge.describe_answers(outcome, run)
     assert outcome.sent == 200 and outcome.sold_out_at_s is not None and outcome.fault_window_s
 
 
@@ -194,14 +197,14 @@ def test_api_kill_in_doubt_freezes_until_an_order_is_in_doubt_and_kills_with_not
     server.start()
     steps, in_flight_at_kill, restarted = [], [], []
     # 10 s at 100/s: the freezes must fit in the run, and on a busy box two took more than the 4 s it once had
-    draws = faults.draw_orders(1000, None, seed="fake")
-    load = faults.Load("fake", 100, draws)
+    draws = draw_orders(1000, None, seed="fake")
+    load = Load("fake", 100, draws)
 
     def signal_component(name, sig):
         steps.append(f"{name} {sig.name}")
-        api.freeze(sig == faults.signal.SIGSTOP)
+        api.freeze(sig == signal.SIGSTOP)
 
-    def stack(*args, env=None):
+    def control(*args, env=None):
         steps.append(" ".join(args))
         if args == ("kill", "order-api"):
             in_flight_at_kill.append((load.in_flight, load.sending.is_set()))
@@ -209,17 +212,17 @@ def test_api_kill_in_doubt_freezes_until_an_order_is_in_doubt_and_kills_with_not
             restarted.append(True)
 
     try:
-        monkeypatch.setattr(faults, "API", f"http://127.0.0.1:{server.server_port}")
-        monkeypatch.setattr(faults, "signal_component", signal_component)
-        monkeypatch.setattr(faults, "stack", stack)
-        monkeypatch.setattr(faults, "redis_counter", lambda item: api.left)
-        monkeypatch.setattr(faults, "in_doubt_left", lambda item: 0 if restarted else 1)
-        monkeypatch.setattr(faults, "IN_DOUBT_WAIT_S", 0.5)
-        load = faults.Load("fake", 100, draws)
-        run = faults.Run("api-kill-in-doubt", "fake", load, stock_share=0.4, per_user_limit=None)
+        monkeypatch.setattr(stack, "API", f"http://127.0.0.1:{server.server_port}")
+        monkeypatch.setattr(scenarios, "signal_component", signal_component)
+        monkeypatch.setattr(stack, "control", control)
+        monkeypatch.setattr(scenarios, "redis_counter", lambda item: api.left)
+        monkeypatch.setattr(scenarios, "in_doubt_left", lambda item: 0 if restarted else 1)
+        monkeypatch.setattr(scenarios, "IN_DOUBT_WAIT_S", 0.5)
+        load = Load("fake", 100, draws)
+        run = Run("api-kill-in-doubt", "fake", load, stock_share=0.4, per_user_limit=None)
         runner = load.run()
         gevent.sleep(0.05)
-        faults.api_kill_in_doubt(run)
+        scenarios.api_kill_in_doubt(run)
         runner.join()
     finally:
         server.stop()
@@ -236,18 +239,18 @@ def test_api_kill_in_doubt_freezes_until_an_order_is_in_doubt_and_kills_with_not
 
 def test_api_kill_in_doubt_that_catches_no_commit_thaws_the_database_and_kills_nothing(monkeypatch):
     steps = []
-    load = faults.Load("fake", 100, [])
+    load = Load("fake", 100, [])
     load.started, load.duration_s = time.monotonic(), 60
-    monkeypatch.setattr(faults, "signal_component", lambda name, sig: steps.append(f"{name} {sig.name}"))
-    monkeypatch.setattr(faults, "stack", lambda *args, env=None: steps.append(" ".join(args)))
-    monkeypatch.setattr(faults, "redis_counter", lambda item: 5)
-    monkeypatch.setattr(faults, "IN_DOUBT_WAIT_S", 0.01)
-    monkeypatch.setattr(faults, "IN_DOUBT_TRIES", 2)
-    run = faults.Run("api-kill-in-doubt", "fake", load, stock_share=0.4, per_user_limit=None)
-    monkeypatch.setattr(faults, "wait_cooperatively", lambda predicate, timeout_s: predicate())
+    monkeypatch.setattr(scenarios, "signal_component", lambda name, sig: steps.append(f"{name} {sig.name}"))
+    monkeypatch.setattr(stack, "control", lambda *args, env=None: steps.append(" ".join(args)))
+    monkeypatch.setattr(scenarios, "redis_counter", lambda item: 5)
+    monkeypatch.setattr(scenarios, "IN_DOUBT_WAIT_S", 0.01)
+    monkeypatch.setattr(scenarios, "IN_DOUBT_TRIES", 2)
+    run = Run("api-kill-in-doubt", "fake", load, stock_share=0.4, per_user_limit=None)
+    monkeypatch.setattr(scenarios, "wait_cooperatively", lambda predicate, timeout_s: predicate())
 
     with pytest.raises(RuntimeError, match="no order went in doubt in 2 freezes"):
-        faults.api_kill_in_doubt(run)
+        scenarios.api_kill_in_doubt(run)
 
     assert steps == ["mariadb SIGSTOP", "mariadb SIGCONT", "mariadb SIGSTOP", "mariadb SIGCONT"]
     assert load.sending.is_set()
@@ -255,17 +258,17 @@ def test_api_kill_in_doubt_that_catches_no_commit_thaws_the_database_and_kills_n
 
 def test_orders_settled_in_doubt_are_counted_from_zero_by_a_restarted_order_api(monkeypatch):
     before = {"committed": 8.0, "given_back": 1.0, "recounted": 0.0, "started": 100.0}
-    monkeypatch.setattr(faults, "in_doubt_settled",
+    monkeypatch.setattr(probes, "in_doubt_settled",
                         lambda: {"committed": 27.0, "given_back": 1.0, "recounted": 0.0, "started": 100.0})
-    assert faults.settled_during(before) == {"committed": 19, "given_back": 0, "recounted": 0}
+    assert probes.settled_during(before) == {"committed": 19, "given_back": 0, "recounted": 0}
     # a restarted order-api whose own count passed the old one's is not mistaken for the same process
-    monkeypatch.setattr(faults, "in_doubt_settled",
+    monkeypatch.setattr(probes, "in_doubt_settled",
                         lambda: {"committed": 27.0, "given_back": 0.0, "recounted": 0.0, "started": 200.0})
-    assert faults.settled_during(before) == {"committed": 27, "given_back": 0, "recounted": 0}
+    assert probes.settled_during(before) == {"committed": 27, "given_back": 0, "recounted": 0}
 
 
 def test_a_waiting_room_flow_refused_is_judged_by_its_users_committed_order():
-    load = faults.QueueLoad("fake", 10, [])
+    load = QueueLoad("fake", 10, [])
     load.requests = [history.Request(0, 1, 200, None, "o-1", 1, "ann"),
                      history.Request(0, 1, 409, "SOLD_OUT", None, 2, "bob"),
                      history.Request(0, 1, 409, "SOLD_OUT", None, 1, "cid")]
