@@ -7,12 +7,13 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 
 import java.util.Map;
+import java.util.StringJoiner;
 import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-/** What the use-case tests assert the same way: a refusal's problem type, and the orders counted. */
+/** What the use-case tests assert the same way: a refusal's problem type, and the orders (or other events) counted. */
 public final class UseCaseAssertions {
 
     private UseCaseAssertions() {
@@ -28,10 +29,19 @@ public final class UseCaseAssertions {
 
     /** The {@code flashstock.orders} counters that moved, as "gate outcome" to count. */
     public static Map<String, Double> ordersCounted(MeterRegistry meters) {
+        return countersMoved(meters, "flashstock.orders", "gate", "outcome");
+    }
+
+    /** The counters named {@code name} that moved, as their {@code tags}' values (joined by spaces) to count. */
+    public static Map<String, Double> countersMoved(MeterRegistry meters, String name, String... tags) {
         var moved = new TreeMap<String, Double>();
-        for (Counter counter : meters.find("flashstock.orders").counters()) {
+        for (Counter counter : meters.find(name).counters()) {
             if (counter.count() != 0) {
-                moved.put(counter.getId().getTag("gate") + " " + counter.getId().getTag("outcome"), counter.count());
+                var key = new StringJoiner(" ");
+                for (String tag : tags) {
+                    key.add(counter.getId().getTag(tag));
+                }
+                moved.put(key.toString(), counter.count());
             }
         }
         return moved;
