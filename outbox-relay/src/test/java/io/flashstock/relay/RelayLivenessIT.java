@@ -3,6 +3,7 @@ package io.flashstock.relay;
 import io.flashstock.contract.OutboxStatus;
 import io.flashstock.relay.publishing.OutboxRow;
 import io.flashstock.relay.publishing.OutboxTable;
+import io.flashstock.testsupport.FaultProxy;
 import io.flashstock.testsupport.TestInfrastructure;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -82,7 +83,7 @@ class RelayLivenessIT {
     @Test
     void deadDatabaseSocketEndsAtTheSocketTimeoutAndTheLoopMovesOn() {
         URI database = URI.create(outbox.jdbcUrl().substring("jdbc:".length()));
-        try (DeadSocketProxy proxy = DeadSocketProxy.to(database.getHost(), database.getPort())) {
+        try (FaultProxy proxy = FaultProxy.to(database.getHost(), database.getPort())) {
             Map<String, String> settings = new HashMap<>(settings());
             settings.put("spring.datasource.url", "jdbc:mysql://127.0.0.1:" + proxy.port() + database.getRawPath()
                     + "?" + database.getRawQuery());
