@@ -4,7 +4,6 @@ import io.flashstock.contract.OutboxStatus;
 import io.flashstock.relay.publishing.OutboxRow;
 import io.flashstock.relay.publishing.OutboxTable;
 import io.flashstock.testsupport.FaultProxy;
-import io.flashstock.testsupport.TestInfrastructure;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -37,13 +36,11 @@ class RelayLivenessIT {
     private static final Duration DEADLINE = Duration.ofSeconds(90);
 
     private static OutboxFixture outbox;
-    private static TestTopic topic;
     private InProcessRelay relay;
 
     @BeforeAll
     static void prepare() {
-        outbox = OutboxFixture.create("relay_liveness");
-        topic = TestTopic.create(TestInfrastructure.get().kafkaBootstrapServers(), "relay-liveness-it", 3);
+        outbox = OutboxFixture.forRelay("relay_liveness");
     }
 
     @AfterEach
@@ -54,18 +51,15 @@ class RelayLivenessIT {
     }
 
     @AfterAll
-    static void cleanUp() {
-        if (topic != null) {
-            topic.delete();
-        }
+    static void cleanUp() throws Exception {
         if (outbox != null) {
-            outbox.drop();
+            outbox.close();
         }
     }
 
     @Test
     void loopHeldLongerThanTheStallTimeoutIsNotLiveUntilItMovesAgain() {
-        relay = InProcessRelay.start(outbox, topic, settings(), HoldTheLoop.class);
+        relay = outbox.startRelay(settings(), HoldTheLoop.class);
         publishes("held-before");
         HeldOutboxTable table = relay.bean(HeldOutboxTable.class);
 
@@ -88,7 +82,7 @@ class RelayLivenessIT {
             settings.put("spring.datasource.url", "jdbc:mysql://127.0.0.1:" + proxy.port() + database.getRawPath()
                     + "?" + database.getRawQuery());
             settings.put("ORDERS_DB_SOCKET_TIMEOUT", SOCKET_TIMEOUT_MILLIS);
-            relay = InProcessRelay.start(outbox, topic, settings);
+            relay = outbox.startRelay(settings);
             publishes("socket-before");
 
             proxy.cutOpenConnections();
