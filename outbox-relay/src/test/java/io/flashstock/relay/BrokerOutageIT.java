@@ -47,16 +47,14 @@ class BrokerOutageIT {
 
     private static PrivateStack stack;
     private static OutboxFixture outbox;
-    private static TestTopic topic;
     private static InProcessRelay relay;
 
     @BeforeAll
     static void start() {
         stack = PrivateStack.create("relay-outage").start("kafka");
-        outbox = OutboxFixture.create("relay_outage");
-        topic = TestTopic.create(stack.kafkaBootstrapServers(), "relay-outage-it", 3,
+        outbox = OutboxFixture.forRelay("relay_outage", stack.kafkaBootstrapServers(),
                 Map.of(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(TOPIC_MAX_MESSAGE_BYTES)));
-        relay = InProcessRelay.start(outbox, topic, Map.ofEntries(
+        relay = outbox.startRelay(Map.ofEntries(
                 Map.entry("flashstock.relay.batch-size", "200"),
                 Map.entry("flashstock.relay.idle-interval", "20ms"),
                 Map.entry("flashstock.relay.lease", "10s"),
@@ -72,15 +70,15 @@ class BrokerOutageIT {
     }
 
     @AfterAll
-    static void stop() {
-        if (relay != null) {
-            relay.close();
-        }
-        if (stack != null) {
-            stack.close();
-        }
-        if (outbox != null) {
-            outbox.drop();
+    static void stop() throws Exception {
+        try {
+            if (outbox != null) {
+                outbox.close();
+            }
+        } finally {
+            if (stack != null) {
+                stack.close();
+            }
         }
     }
 
@@ -135,7 +133,7 @@ class BrokerOutageIT {
             assertThat(stored(refused).status()).as("its first failure of its own, after %d claims",
                     stored(refused).attempts()).isEqualTo(OutboxStatus.NEW);
             brokerBack.join();
-            topic.setConfig(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "1048588");
+            outbox.topic().setConfig(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "1048588");
         } finally {
             orders.shutdown();
         }
@@ -145,7 +143,7 @@ class BrokerOutageIT {
                 .until(() -> outbox.countByStatus(OutboxStatus.SENT) == inserted.size() + 1);
         assertThat(outbox.countByStatus(OutboxStatus.DEAD)).isZero();
         assertThat(relay.counter("flashstock.relay.retries")).isPositive();
-        List<String> published = topic.readAll().stream()
+        List<String> published = outbox.topic().readAll().stream()
                 .map(r -> new String(r.headers().lastHeader(StockTopics.EVENT_ID_HEADER).value(), StandardCharsets.UTF_8))
                 .toList();
         assertThat(published.stream().collect(Collectors.toSet())).containsAll(inserted).contains(refused.eventId());

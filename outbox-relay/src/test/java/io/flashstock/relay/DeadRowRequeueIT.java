@@ -38,15 +38,13 @@ class DeadRowRequeueIT {
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private static OutboxFixture outbox;
-    private static TestTopic topic;
     private static InProcessRelay relay;
 
     @BeforeAll
     static void startRelay() {
-        outbox = OutboxFixture.create("relay_requeue");
-        topic = TestTopic.create(TestInfrastructure.get().kafkaBootstrapServers(), "relay-requeue-it", 3,
+        outbox = OutboxFixture.forRelay("relay_requeue", TestInfrastructure.get().kafkaBootstrapServers(),
                 Map.of(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(TOPIC_MAX_MESSAGE_BYTES)));
-        relay = InProcessRelay.start(outbox, topic, Map.of(
+        relay = outbox.startRelay(Map.of(
                 "flashstock.admin.token", TOKEN,
                 "flashstock.relay.idle-interval", "20ms",
                 "flashstock.relay.max-attempts", Integer.toString(MAX_ATTEMPTS),
@@ -56,15 +54,9 @@ class DeadRowRequeueIT {
     }
 
     @AfterAll
-    static void stopRelay() {
-        if (relay != null) {
-            relay.close();
-        }
-        if (topic != null) {
-            topic.delete();
-        }
+    static void stopRelay() throws Exception {
         if (outbox != null) {
-            outbox.drop();
+            outbox.close();
         }
     }
 
@@ -76,7 +68,7 @@ class DeadRowRequeueIT {
         outbox.insert(List.of(byId, byItem, byAll));
         await("refused rows DEAD").atMost(DEADLINE).until(() ->
                 outbox.count("aggregate_key LIKE 'requeue-%' AND status = 'DEAD'") == 3);
-        topic.setConfig(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "1048588");
+        outbox.topic().setConfig(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "1048588");
 
         assertRequeued(requeue("id=" + stored(byId).id()), 1);
         await("requeued by id: SENT").atMost(DEADLINE).until(() -> stored(byId).status() == OutboxStatus.SENT);
@@ -92,7 +84,7 @@ class DeadRowRequeueIT {
         await("requeued with all: SENT").atMost(DEADLINE).until(() -> stored(byAll).status() == OutboxStatus.SENT);
         assertRequeued(requeue("all=true"), 0);
 
-        Set<String> published = topic.readAll().stream().map(r -> new String(
+        Set<String> published = outbox.topic().readAll().stream().map(r -> new String(
                 r.headers().lastHeader(StockTopics.EVENT_ID_HEADER).value(), StandardCharsets.UTF_8))
                 .collect(Collectors.toSet());
         assertThat(published).contains(byId.eventId(), byItem.eventId(), byAll.eventId());
@@ -125,7 +117,7 @@ class DeadRowRequeueIT {
 
     @Test
     void relayWithoutATokenRefusesAdminRequests() {
-        try (InProcessRelay tokenless = InProcessRelay.start(outbox, topic, Map.of())) {
+        try (InProcessRelay tokenless = InProcessRelay.start(outbox, outbox.topic(), Map.of())) {
             assertProblem(InProcessRelay.send(HttpRequest.newBuilder(
                     tokenless.uri("/admin/outbox/dead/requeue?all=true"))
                     .header("Authorization", "Bearer ").POST(HttpRequest.BodyPublishers.noBody()).build()),

@@ -13,17 +13,20 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedDeque;
 
 /**
  * A test's own orders database: writes outbox rows the way order-api does (plain JDBC, UTC) and reads back
- * what the relay did to them. Instants are bound as text with microseconds: bound as timestamps, MySQL
+ * what the relay did to them. For a relay test ({@link #forRelay}), also the test's own topic and the relays it
+ * starts, all ended by {@link #close}. Instants are bound as text with microseconds: bound as timestamps, MySQL
  * Connector/J would cut them to whole seconds on MariaDB.
  */
-public final class OutboxFixture {
+public final class OutboxFixture implements AutoCloseable {
 
     private static final int ROWS_PER_INSERT = 1000;
     private static final DateTimeFormatter DATETIME_6 =
@@ -32,10 +35,58 @@ public final class OutboxFixture {
     private final String database;
     private final String url;
     private final TestInfrastructure infra = TestInfrastructure.get();
+    private final Deque<AutoCloseable> started = new ConcurrentLinkedDeque<>();
+    private TestTopic topic;
 
     private OutboxFixture(String database) {
         this.database = database;
         this.url = infra.jdbcUrl(database) + "&connectionTimeZone=UTC&forceConnectionTimeZoneToSession=true";
+    }
+
+    /**
+     * A relay test's database ({@code test_<name>_…}) and topic ({@code <name>-it-…}, {@code _} read as {@code -},
+     * 3 partitions) on the test infrastructure's Kafka.
+     */
+    public static OutboxFixture forRelay(String name) {
+        return forRelay(name, TestInfrastructure.get().kafkaBootstrapServers(), Map.of());
+    }
+
+    /** As {@link #forRelay(String)}, the topic on the given brokers with the given topic-level configs. */
+    public static OutboxFixture forRelay(String name, String bootstrapServers, Map<String, String> topicConfigs) {
+        OutboxFixture fixture = create(name);
+        fixture.topic = TestTopic.create(bootstrapServers, name.replace('_', '-') + "-it", 3, topicConfigs);
+        return fixture;
+    }
+
+    /** The topic of {@link #forRelay}. */
+    public TestTopic topic() {
+        return topic;
+    }
+
+    /** Starts a relay in this JVM on this database and topic; {@link #close} stops it. */
+    public InProcessRelay startRelay(Map<String, String> settings, Class<?>... testConfigurations) {
+        return stopsOnClose(InProcessRelay.start(this, topic, settings, testConfigurations));
+    }
+
+    /** Something started on this database and topic (a relay process), for {@link #close} to stop first. */
+    public <T extends AutoCloseable> T stopsOnClose(T relay) {
+        started.push(relay);
+        return relay;
+    }
+
+    /** Stops what was started on it, latest first, then deletes the topic and drops the database. */
+    @Override
+    public void close() throws Exception {
+        try {
+            for (AutoCloseable relay = started.poll(); relay != null; relay = started.poll()) {
+                relay.close();
+            }
+            if (topic != null) {
+                topic.delete();
+            }
+        } finally {
+            drop();
+        }
     }
 
     /** A fresh database named {@code test_<prefix>_…} with the orders schema migrated. */

@@ -2,7 +2,6 @@ package io.flashstock.relay;
 
 import io.flashstock.contract.OutboxStatus;
 import io.flashstock.contract.StockTopics;
-import io.flashstock.testsupport.TestInfrastructure;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
@@ -32,14 +31,12 @@ class OutboxRelayIT {
     private static final Duration DEADLINE = Duration.ofSeconds(60);
 
     private static OutboxFixture outbox;
-    private static TestTopic topic;
     private static InProcessRelay relay;
 
     @BeforeAll
     static void startRelay() {
-        outbox = OutboxFixture.create("relay");
-        topic = TestTopic.create(TestInfrastructure.get().kafkaBootstrapServers(), "relay-it", 3);
-        relay = InProcessRelay.start(outbox, topic, Map.of(
+        outbox = OutboxFixture.forRelay("relay");
+        relay = outbox.startRelay(Map.of(
                 "flashstock.relay.batch-size", Integer.toString(BATCH_SIZE),
                 "flashstock.relay.idle-interval", "20ms",
                 "flashstock.relay.max-attempts", Integer.toString(MAX_ATTEMPTS),
@@ -53,15 +50,9 @@ class OutboxRelayIT {
     }
 
     @AfterAll
-    static void stopRelay() {
-        if (relay != null) {
-            relay.close();
-        }
-        if (topic != null) {
-            topic.delete();
-        }
+    static void stopRelay() throws Exception {
         if (outbox != null) {
-            outbox.drop();
+            outbox.close();
         }
     }
 
@@ -80,7 +71,7 @@ class OutboxRelayIT {
                 .until(() -> outbox.count("aggregate_key LIKE 'normal-%' AND status = 'SENT'") == rows.size());
 
         Map<String, OutboxFixture.Stored> stored = outbox.stored("aggregate_key LIKE 'normal-%'");
-        List<ConsumerRecord<String, String>> records = topic.readAll().stream()
+        List<ConsumerRecord<String, String>> records = outbox.topic().readAll().stream()
                 .filter(r -> r.key().startsWith("normal-")).toList();
         assertThat(records).hasSize(rows.size());
         Map<String, OutboxFixture.Row> byEventId = rows.stream()
@@ -110,7 +101,7 @@ class OutboxRelayIT {
                     assertThat(row.status()).isEqualTo(OutboxStatus.WARMUP);
                     assertThat(row.attempts()).isZero();
                 });
-        assertThat(topic.readAll()).noneMatch(r -> r.key().equals("warmup-jit"));
+        assertThat(outbox.topic().readAll()).noneMatch(r -> r.key().equals("warmup-jit"));
 
         MeterRegistry meters = relay.bean(MeterRegistry.class);
         assertThat(meters.get("flashstock.relay.publish.latency").timer().count()).isGreaterThanOrEqualTo(rows.size());
@@ -139,7 +130,7 @@ class OutboxRelayIT {
         assertThat(relay.counter("flashstock.relay.retries")).isGreaterThanOrEqualTo(MAX_ATTEMPTS - 1);
         await("DEAD gauge sampled").atMost(DEADLINE).until(() ->
                 relay.gauge("flashstock.relay.dead.rows") == outbox.countByStatus(OutboxStatus.DEAD));
-        assertThat(topic.readAll()).noneMatch(r -> r.key().equals("poison-1"));
+        assertThat(outbox.topic().readAll()).noneMatch(r -> r.key().equals("poison-1"));
     }
 
     @Test

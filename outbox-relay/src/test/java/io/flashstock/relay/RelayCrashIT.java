@@ -33,15 +33,13 @@ class RelayCrashIT {
     private static final Duration STARTUP = Duration.ofSeconds(90);
 
     private static OutboxFixture outbox;
-    private static TestTopic topic;
     private static ServiceProcess relay;
 
     @BeforeAll
     static void prepare() {
-        outbox = OutboxFixture.create("relay_crash");
-        topic = TestTopic.create(TestInfrastructure.get().kafkaBootstrapServers(), "relay-crash-it", 3);
+        outbox = OutboxFixture.forRelay("relay_crash");
         var infra = TestInfrastructure.get();
-        relay = ServiceProcess.of("outbox-relay", FreePort.find(), List.of(
+        relay = outbox.stopsOnClose(ServiceProcess.of("outbox-relay", FreePort.find(), List.of(
                         "--flashstock.relay.lease=4s",
                         "--flashstock.relay.batch-size=500",
                         // each batch waits ~100 ms for its acknowledgements, so a kill lands mid-batch
@@ -52,20 +50,14 @@ class RelayCrashIT {
                 Map.of("ORDERS_DB_URL", outbox.jdbcUrl(),
                         "DB_USER", infra.dbUser(),
                         "DB_PASSWORD", infra.dbPassword(),
-                        "KAFKA_BOOTSTRAP_SERVERS", topic.bootstrapServers(),
-                        "STOCK_TOPIC", topic.name()));
+                        "KAFKA_BOOTSTRAP_SERVERS", outbox.topic().bootstrapServers(),
+                        "STOCK_TOPIC", outbox.topic().name())));
     }
 
     @AfterAll
-    static void cleanUp() {
-        if (relay != null) {
-            relay.close();
-        }
-        if (topic != null) {
-            topic.delete();
-        }
+    static void cleanUp() throws Exception {
         if (outbox != null) {
-            outbox.drop();
+            outbox.close();
         }
     }
 
@@ -97,7 +89,7 @@ class RelayCrashIT {
             assertThat(row.attempts()).as("claimed again after the lease ran out").isGreaterThanOrEqualTo(2);
             assertThat(row.claimedBy()).isNotEqualTo(killedInstance);
         });
-        Set<String> published = topic.readAll().stream()
+        Set<String> published = outbox.topic().readAll().stream()
                 .map(r -> new String(r.headers().lastHeader(StockTopics.EVENT_ID_HEADER).value(), StandardCharsets.UTF_8))
                 .collect(Collectors.toSet());
         assertThat(published).containsAll(eventIds);

@@ -3,7 +3,7 @@ package io.flashstock.relay;
 import io.flashstock.contract.OutboxStatus;
 import io.flashstock.relay.publishing.OutboxRow;
 import io.flashstock.relay.publishing.OutboxTable;
-import io.flashstock.testsupport.TestInfrastructure;
+import io.flashstock.testsupport.FaultProxy;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,13 +36,11 @@ class RelayLivenessIT {
     private static final Duration DEADLINE = Duration.ofSeconds(90);
 
     private static OutboxFixture outbox;
-    private static TestTopic topic;
     private InProcessRelay relay;
 
     @BeforeAll
     static void prepare() {
-        outbox = OutboxFixture.create("relay_liveness");
-        topic = TestTopic.create(TestInfrastructure.get().kafkaBootstrapServers(), "relay-liveness-it", 3);
+        outbox = OutboxFixture.forRelay("relay_liveness");
     }
 
     @AfterEach
@@ -53,18 +51,15 @@ class RelayLivenessIT {
     }
 
     @AfterAll
-    static void cleanUp() {
-        if (topic != null) {
-            topic.delete();
-        }
+    static void cleanUp() throws Exception {
         if (outbox != null) {
-            outbox.drop();
+            outbox.close();
         }
     }
 
     @Test
     void loopHeldLongerThanTheStallTimeoutIsNotLiveUntilItMovesAgain() {
-        relay = InProcessRelay.start(outbox, topic, settings(), HoldTheLoop.class);
+        relay = outbox.startRelay(settings(), HoldTheLoop.class);
         publishes("held-before");
         HeldOutboxTable table = relay.bean(HeldOutboxTable.class);
 
@@ -82,12 +77,12 @@ class RelayLivenessIT {
     @Test
     void deadDatabaseSocketEndsAtTheSocketTimeoutAndTheLoopMovesOn() {
         URI database = URI.create(outbox.jdbcUrl().substring("jdbc:".length()));
-        try (DeadSocketProxy proxy = DeadSocketProxy.to(database.getHost(), database.getPort())) {
+        try (FaultProxy proxy = FaultProxy.to(database.getHost(), database.getPort())) {
             Map<String, String> settings = new HashMap<>(settings());
             settings.put("spring.datasource.url", "jdbc:mysql://127.0.0.1:" + proxy.port() + database.getRawPath()
                     + "?" + database.getRawQuery());
             settings.put("ORDERS_DB_SOCKET_TIMEOUT", SOCKET_TIMEOUT_MILLIS);
-            relay = InProcessRelay.start(outbox, topic, settings);
+            relay = outbox.startRelay(settings);
             publishes("socket-before");
 
             proxy.cutOpenConnections();

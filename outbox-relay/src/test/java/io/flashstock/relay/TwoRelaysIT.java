@@ -2,7 +2,6 @@ package io.flashstock.relay;
 
 import io.flashstock.contract.OutboxStatus;
 import io.flashstock.contract.StockTopics;
-import io.flashstock.testsupport.TestInfrastructure;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -26,30 +25,20 @@ class TwoRelaysIT {
     private static final int CHUNK = 1_000;
 
     private static OutboxFixture outbox;
-    private static TestTopic topic;
     private static InProcessRelay relayA;
     private static InProcessRelay relayB;
 
     @BeforeAll
     static void startRelays() {
-        outbox = OutboxFixture.create("relay_two");
-        topic = TestTopic.create(TestInfrastructure.get().kafkaBootstrapServers(), "relay-two-it", 3);
-        relayA = InProcessRelay.start(outbox, topic, settings("relay-a"));
-        relayB = InProcessRelay.start(outbox, topic, settings("relay-b"));
+        outbox = OutboxFixture.forRelay("relay_two");
+        relayA = outbox.startRelay(settings("relay-a"));
+        relayB = outbox.startRelay(settings("relay-b"));
     }
 
     @AfterAll
-    static void stopRelays() {
-        for (InProcessRelay relay : new InProcessRelay[] {relayA, relayB}) {
-            if (relay != null) {
-                relay.close();
-            }
-        }
-        if (topic != null) {
-            topic.delete();
-        }
+    static void stopRelays() throws Exception {
         if (outbox != null) {
-            outbox.drop();
+            outbox.close();
         }
     }
 
@@ -71,7 +60,7 @@ class TwoRelaysIT {
 
         Map<String, OutboxFixture.Row> expected = rows.stream()
                 .collect(Collectors.toMap(OutboxFixture.Row::eventId, Function.identity()));
-        Map<String, List<ConsumerRecord<String, String>>> recordsByEvent = topic.readAll().stream()
+        Map<String, List<ConsumerRecord<String, String>>> recordsByEvent = outbox.topic().readAll().stream()
                 .collect(Collectors.groupingBy(r -> new String(
                         r.headers().lastHeader(StockTopics.EVENT_ID_HEADER).value(), StandardCharsets.UTF_8)));
         assertThat(recordsByEvent.keySet()).as("every event published, and nothing else")

@@ -1,10 +1,10 @@
 package io.flashstock.stock;
 
 import io.flashstock.stock.support.Events;
-import io.flashstock.stock.support.FreezableProxy;
 import io.flashstock.stock.support.Http;
 import io.flashstock.stock.support.StockDatabase;
 import io.flashstock.stock.support.StockTopic;
+import io.flashstock.testsupport.FaultProxy;
 import io.flashstock.testsupport.TestInfrastructure;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterAll;
@@ -44,7 +44,7 @@ class HungDatabaseIT {
     private static final String DATABASE = TestInfrastructure.get().createDatabase("stock_hung");
     private static final int DEDUCTIONS = 50;
 
-    private static FreezableProxy proxy;
+    private static FaultProxy proxy;
     private static StockTopic topic;
 
     @LocalServerPort
@@ -62,7 +62,7 @@ class HungDatabaseIT {
     static void properties(DynamicPropertyRegistry registry) {
         var infra = TestInfrastructure.get();
         URI direct = URI.create(infra.jdbcUrl(DATABASE).substring("jdbc:".length()));
-        proxy = FreezableProxy.to(direct.getHost(), direct.getPort());
+        proxy = FaultProxy.to(direct.getHost(), direct.getPort());
         topic = StockTopic.create("stock-hung-it", 1);
         infra.registerRedisAndKafka(registry);
         infra.registerDataSource(registry, DATABASE);

@@ -1,8 +1,5 @@
 package io.flashstock.order.web;
 
-import io.flashstock.admin.AdminAccessDenied;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
@@ -10,14 +7,10 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.transaction.TransactionException;
-import org.springframework.web.HttpMediaTypeNotAcceptableException;
-import org.springframework.web.HttpMediaTypeNotSupportedException;
-import org.springframework.web.HttpRequestMethodNotSupportedException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.context.request.ServletWebRequest;
 import org.springframework.web.context.request.WebRequest;
-import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.exc.InputCoercionException;
 import tools.jackson.core.exc.StreamReadException;
@@ -29,41 +22,23 @@ import java.util.Objects;
 import java.util.stream.Collectors;
 
 /**
- * Turns every error raised in Spring MVC into {@code application/problem+json} with a stable {@code code};
- * {@link ErrorProblems} does the same for errors raised outside it.
+ * This service's problem answers ({@link io.flashstock.web.problem.ProblemAdvice}): its {@link ProblemType}s, its
+ * database and request-body errors, and each 4xx reported to the {@link RejectionListener}s;
+ * {@link ErrorProblems} does the same for errors raised outside Spring MVC.
  */
 @RestControllerAdvice
-class ProblemAdvice extends ResponseEntityExceptionHandler {
-
-    private static final Logger log = LoggerFactory.getLogger(ProblemAdvice.class);
+class ProblemAdvice extends io.flashstock.web.problem.ProblemAdvice {
 
     private final List<RejectionListener> rejections;
 
     ProblemAdvice(List<RejectionListener> rejections) {
+        super(Problems.RETRY_AFTER_SECONDS);
         this.rejections = rejections;
     }
 
-    @ExceptionHandler(ProblemException.class)
-    ResponseEntity<ProblemDetail> problem(ProblemException ex, WebRequest request) {
-        ProblemDetail problem = Problems.detail(ex.type(), ex.getMessage());
-        ex.properties().forEach(problem::setProperty);
-        var headers = new HttpHeaders();
-        if (ex.retryAfterSeconds() != null) {
-            headers.set(HttpHeaders.RETRY_AFTER, ex.retryAfterSeconds().toString());
-        }
-        if (ex.type().status().is5xxServerError()) {
-            log.warn("{}: {}{}", ex.type().code(), ex.getMessage(),
-                    ex.getCause() == null ? "" : " (" + ex.getCause() + ")");
-        }
-        reportRejection(problem, request);
-        return Problems.answer(problem, headers);
-    }
-
-    /** The admin token guard's refusals ({@code io.flashstock.admin}): its problem and headers, answered as ours. */
-    @ExceptionHandler(AdminAccessDenied.class)
-    ResponseEntity<ProblemDetail> adminAccessDenied(AdminAccessDenied ex, WebRequest request) {
-        reportRejection(ex.getBody(), request);
-        return Problems.answer(ex.getBody(), ex.getHeaders());
+    @Override
+    protected ProblemType problemForStatus(int status) {
+        return ProblemType.forStatus(status);
     }
 
     /** Database failures that no feature translated itself (Redis failures are translated where they occur). */
@@ -73,44 +48,12 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
                 request);
     }
 
-    @ExceptionHandler(Exception.class)
-    ResponseEntity<ProblemDetail> unexpected(Exception ex) {
-        log.error("unexpected error", ex);
-        return Problems.answer(ProblemType.INTERNAL_ERROR, "unexpected error; see the service log");
-    }
-
     @Override
     protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException ex,
                                                                   HttpHeaders headers, HttpStatusCode status,
                                                                   WebRequest request) {
         ProblemDetail problem = unreadableBody(ex);
         return handleExceptionInternal(ex, problem, headers, HttpStatusCode.valueOf(problem.getStatus()), request);
-    }
-
-    @Override
-    protected ResponseEntity<Object> handleExceptionInternal(Exception ex, Object body, HttpHeaders headers,
-                                                             HttpStatusCode statusCode, WebRequest request) {
-        ProblemDetail problem = body instanceof ProblemDetail detail ? detail
-                : ProblemDetail.forStatusAndDetail(statusCode, ex.getMessage());
-        if (problem.getProperties() == null || !problem.getProperties().containsKey("code")) {
-            Problems.describe(problem, typeOf(ex, statusCode));
-        }
-        reportRejection(problem, request);
-        ResponseEntity<ProblemDetail> answer = Problems.answer(problem, headers);
-        return new ResponseEntity<>(answer.getBody(), answer.getHeaders(), answer.getStatusCode());
-    }
-
-    private static ProblemType typeOf(Exception ex, HttpStatusCode status) {
-        if (ex instanceof HttpMediaTypeNotSupportedException) {
-            return ProblemType.UNSUPPORTED_MEDIA_TYPE;
-        }
-        if (ex instanceof HttpMediaTypeNotAcceptableException) {
-            return ProblemType.NOT_ACCEPTABLE;
-        }
-        if (ex instanceof HttpRequestMethodNotSupportedException) {
-            return ProblemType.METHOD_NOT_ALLOWED;
-        }
-        return ProblemType.forStatus(status.value());
     }
 
     private static ProblemDetail unreadableBody(HttpMessageNotReadableException ex) {
@@ -138,7 +81,8 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
         return Problems.detail(ProblemType.MALFORMED_JSON, "the request body is missing");
     }
 
-    private void reportRejection(ProblemDetail problem, WebRequest request) {
+    @Override
+    protected void answering(ProblemDetail problem, WebRequest request) {
         if (problem.getStatus() >= 400 && problem.getStatus() < 500 && request instanceof ServletWebRequest servlet) {
             rejections.forEach(listener -> listener.rejected(servlet.getRequest()));
         }

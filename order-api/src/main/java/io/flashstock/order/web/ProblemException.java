@@ -1,50 +1,32 @@
 package io.flashstock.order.web;
 
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
-/**
- * Ends a request with a problem answer. Carries no stack trace of its own (the cause, if any, keeps
- * its), since it is an answer, not a bug, and some of these are thrown under load.
- */
-public class ProblemException extends RuntimeException {
-
-    private final ProblemType type;
-    private final Map<String, Object> properties = new LinkedHashMap<>();
-    private Long retryAfterSeconds;
+/** Ends a request with one of this service's problems ({@link ProblemType}); see the shared one it extends. */
+public class ProblemException extends io.flashstock.web.problem.ProblemException {
 
     public ProblemException(ProblemType type, String detail) {
         this(type, detail, null);
     }
 
     public ProblemException(ProblemType type, String detail, Throwable cause) {
-        super(detail, cause, false, false);
-        this.type = type;
+        super(type, detail, cause);
     }
 
-    /** Adds a property to the problem body, next to {@code code}. */
+    @Override
     public ProblemException with(String name, Object value) {
-        properties.put(name, value);
+        super.with(name, value);
         return this;
     }
 
-    /** Answers with {@code Retry-After}: whole seconds, rounded up, at least one. */
+    @Override
     public ProblemException retryAfter(Duration wait) {
-        retryAfterSeconds = Math.max(1, (wait.toMillis() + 999) / 1000);
+        super.retryAfter(wait);
         return this;
     }
 
-    /** The seconds of {@code Retry-After}, or null for none. */
-    public Long retryAfterSeconds() {
-        return retryAfterSeconds;
-    }
-
+    @Override
     public ProblemType type() {
-        return type;
-    }
-
-    public Map<String, Object> properties() {
-        return properties;
+        return (ProblemType) super.type();
     }
 }

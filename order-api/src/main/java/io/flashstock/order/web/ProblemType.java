@@ -3,13 +3,12 @@ package io.flashstock.order.web;
 import org.springframework.http.HttpStatus;
 
 import java.net.URI;
-import java.util.Locale;
 
 /**
  * Every problem this service answers with: its HTTP status, its title and its stable {@code code}, which
  * clients may rely on (titles and details are for people and may change).
  */
-public enum ProblemType {
+public enum ProblemType implements io.flashstock.web.problem.ProblemType {
     INVALID_REQUEST(HttpStatus.BAD_REQUEST, "Invalid request"),
     MALFORMED_JSON(HttpStatus.BAD_REQUEST, "Malformed JSON"),
     ADMIN_UNAUTHORIZED(HttpStatus.UNAUTHORIZED, "Admin token missing or wrong"),
@@ -60,22 +59,25 @@ public enum ProblemType {
     ProblemType(HttpStatus status, String title) {
         this.status = status;
         this.title = title;
-        this.type = URI.create("urn:flashstock:problem:" + name().toLowerCase(Locale.ROOT).replace('_', '-'));
+        this.type = io.flashstock.web.problem.ProblemType.urn(name());
     }
 
+    @Override
     public HttpStatus status() {
         return status;
     }
 
+    @Override
     public String title() {
         return title;
     }
 
-    /** RFC 9457 {@code type}: a URN per problem, since titles more specific than the status phrase need one. */
+    @Override
     public URI type() {
         return type;
     }
 
+    @Override
     public String code() {
         return name();
     }

@@ -1,30 +1,26 @@
 package io.flashstock.order.web;
 
+import io.flashstock.web.problem.ProblemAnswers;
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 
-/** Builds RFC 9457 answers: {@code application/problem+json} with the problem's stable {@code code}. */
+/** Builds this service's RFC 9457 answers ({@link ProblemAnswers}), a 503 with {@code Retry-After: 1}. */
 public final class Problems {
 
     /** Seconds a client should wait before retrying after a 503; Redis and the pool time out in about one. */
-    private static final String RETRY_AFTER_SECONDS = "1";
+    static final String RETRY_AFTER_SECONDS = "1";
 
     private Problems() {
     }
 
     public static ProblemDetail detail(ProblemType type, String detail) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(type.status(), detail);
-        describe(problem, type);
-        return problem;
+        return ProblemAnswers.detail(type, detail);
     }
 
     /** Sets type, title and code on a problem Spring created. */
     public static void describe(ProblemDetail problem, ProblemType type) {
-        problem.setType(type.type());
-        problem.setTitle(type.title());
-        problem.setProperty("code", type.code());
+        ProblemAnswers.describe(problem, type);
     }
 
     public static ResponseEntity<ProblemDetail> answer(ProblemType type, String detail) {
@@ -35,16 +31,7 @@ public final class Problems {
         return answer(problem, new HttpHeaders());
     }
 
-    /**
-     * The content type is set here, not negotiated, so that the problem is answered as problem+json even to
-     * a client whose Accept header caused the problem (406).
-     */
     public static ResponseEntity<ProblemDetail> answer(ProblemDetail problem, HttpHeaders headers) {
-        var response = ResponseEntity.status(problem.getStatus()).headers(headers)
-                .contentType(MediaType.APPLICATION_PROBLEM_JSON);
-        if (problem.getStatus() == 503) {
-            response.header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS);
-        }
-        return response.body(problem);
+        return ProblemAnswers.answer(problem, headers, RETRY_AFTER_SECONDS);
     }
 }

@@ -1,16 +1,14 @@
 package io.flashstock.relay.web;
 
-/** Ends a request with a problem answer; an answer, not a bug, so it carries no stack trace of its own. */
-public class ProblemException extends RuntimeException {
-
-    private final ProblemType type;
+/** Ends a request with one of the relay's problems ({@link ProblemType}); see the shared one it extends. */
+public class ProblemException extends io.flashstock.web.problem.ProblemException {
 
     public ProblemException(ProblemType type, String detail) {
-        super(detail, null, false, false);
-        this.type = type;
+        super(type, detail, null);
     }
 
+    @Override
     public ProblemType type() {
-        return type;
+        return (ProblemType) super.type();
     }
 }

@@ -3,13 +3,12 @@ package io.flashstock.relay.web;
 import org.springframework.http.HttpStatus;
 
 import java.net.URI;
-import java.util.Locale;
 
 /**
  * Every problem the relay answers with: its HTTP status, its title and its stable {@code code} (the same codes
  * as order-api's for the same problems), which clients may rely on.
  */
-public enum ProblemType {
+public enum ProblemType implements io.flashstock.web.problem.ProblemType {
     INVALID_REQUEST(HttpStatus.BAD_REQUEST, "Invalid request"),
     ADMIN_UNAUTHORIZED(HttpStatus.UNAUTHORIZED, "Admin token missing or wrong"),
     ADMIN_DISABLED(HttpStatus.FORBIDDEN, "Admin endpoints are disabled"),
@@ -27,22 +26,25 @@ public enum ProblemType {
     ProblemType(HttpStatus status, String title) {
         this.status = status;
         this.title = title;
-        this.type = URI.create("urn:flashstock:problem:" + name().toLowerCase(Locale.ROOT).replace('_', '-'));
+        this.type = io.flashstock.web.problem.ProblemType.urn(name());
     }
 
+    @Override
     public HttpStatus status() {
         return status;
     }
 
+    @Override
     public String title() {
         return title;
     }
 
-    /** RFC 9457 {@code type}: a URN per problem. */
+    @Override
     public URI type() {
         return type;
     }
 
+    @Override
     public String code() {
         return name();
     }

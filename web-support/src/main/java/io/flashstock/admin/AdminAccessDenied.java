@@ -1,12 +1,10 @@
 package io.flashstock.admin;
 
+import io.flashstock.web.problem.ProblemType;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.web.ErrorResponseException;
-
-import java.net.URI;
-import java.util.Locale;
 
 /**
  * A refused admin request, carrying its whole RFC 9457 answer: status, {@code type}, {@code title}, {@code detail},
@@ -43,7 +41,7 @@ public class AdminAccessDenied extends ErrorResponseException {
 
     private static ProblemDetail problem(HttpStatus status, String code, String title, String detail) {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
-        problem.setType(URI.create("urn:flashstock:problem:" + code.toLowerCase(Locale.ROOT).replace('_', '-')));
+        problem.setType(ProblemType.urn(code));
         problem.setTitle(title);
         problem.setProperty("code", code);
         return problem;
