@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
- * The admin-access module's refusals are answered as this service's {@link ProblemType#ADMIN_DISABLED} and
+ * The web-support module's refusals are answered as this service's {@link ProblemType#ADMIN_DISABLED} and
  * {@link ProblemType#ADMIN_UNAUTHORIZED}, which the container's own 401 and 403 also use: one answer per problem.
  */
 class AdminRefusalsTest {
