@@ -62,7 +62,8 @@ public class OrderController {
         var redemption = TokenRedemption.of(authorization, tokens);
         if (redemption.isPresent()) {
             // an order with a purchase token: the token gate holds its units already
-            return redemption.get().redeem(authorization, command.itemCode(), command.userId(), command.quantity());
+            return ResponseEntity.ok(redemption.get().redeem(authorization, command.itemCode(), command.userId(),
+                    command.quantity()));
         }
         return answer(command, counted.place(command.gate(), command, placeOrder::place));
     }
