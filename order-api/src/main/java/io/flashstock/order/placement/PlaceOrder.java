@@ -3,7 +3,7 @@ package io.flashstock.order.placement;
 import com.fasterxml.uuid.Generators;
 import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 import io.flashstock.order.stock.Gate;
-import io.flashstock.order.stock.StockItems;
+import io.flashstock.order.stock.MissingCounters;
 import io.flashstock.order.stock.StockReload;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
@@ -44,21 +44,21 @@ public class PlaceOrder {
     private final RepeatedOrders repeated;
     private final InDoubtOrders inDoubt;
     private final DatabaseBreaker breaker;
-    private final StockItems items;
+    private final MissingCounters missingCounters;
     private final StockReload reloads;
     private final OrderMetrics metrics;
     private final RefusalMemory refusals;
     private final Clock clock;
 
     PlaceOrder(RedisStockGate gate, GroupCommit groupCommit, RepeatedOrders repeated, InDoubtOrders inDoubt,
-               DatabaseBreaker breaker, StockItems items, StockReload reloads, OrderMetrics metrics,
+               DatabaseBreaker breaker, MissingCounters missingCounters, StockReload reloads, OrderMetrics metrics,
                RefusalMemory refusals, Clock clock) {
         this.gate = gate;
         this.groupCommit = groupCommit;
         this.repeated = repeated;
         this.inDoubt = inDoubt;
         this.breaker = breaker;
-        this.items = items;
+        this.missingCounters = missingCounters;
         this.reloads = reloads;
         this.metrics = metrics;
         this.refusals = refusals;
@@ -160,23 +160,17 @@ public class PlaceOrder {
         return new Outcome.StockReloading();
     }
 
-    /**
-     * No counter in Redis: the item does not exist, or Redis lost it (then it is rebuilt), or its gate is the
-     * database.
-     */
+    /** No counter in Redis: no such item, an item of the DB-lock gate, or a counter Redis lost (rebuilt). */
     private Outcome unknown(OrderCommand command) {
-        Optional<Gate> gate;
+        MissingCounters.Triage triage;
         try {
-            gate = items.gate(command.itemCode());
+            triage = missingCounters.triage(command.itemCode(), itemGate -> itemGate != Gate.DB_LOCK);
         } catch (DataAccessException e) {
             throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the item", e);
         }
-        if (gate.isEmpty()) {
-            return new Outcome.UnknownItem();
+        if (triage instanceof MissingCounters.OtherGate other) {
+            return new Outcome.WrongGate(other.gate());
         }
-        if (gate.get() == Gate.DB_LOCK) {
-            return new Outcome.WrongGate(Gate.DB_LOCK);
-        }
-        return rebuild(command);
+        return triage instanceof MissingCounters.Rebuilding ? new Outcome.StockReloading() : new Outcome.UnknownItem();
     }
 }

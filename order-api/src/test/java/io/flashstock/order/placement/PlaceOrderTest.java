@@ -2,6 +2,7 @@ package io.flashstock.order.placement;
 
 import io.flashstock.contract.OutboxStatus;
 import io.flashstock.order.stock.Gate;
+import io.flashstock.order.stock.MissingCounters;
 import io.flashstock.order.stock.StockItems;
 import io.flashstock.order.stock.StockReload;
 import io.flashstock.order.web.ProblemException;
@@ -67,7 +68,7 @@ class PlaceOrderTest {
             new GroupCommit(database, TestSettings.defaults(), meters),
             new RepeatedOrders(gate, rows, new DurableIdempotencyKeys(rows, meters), reloads, clock,
                     TestSettings.defaults()),
-            inDoubt, breaker, items, reloads, metrics,
+            inDoubt, breaker, new MissingCounters(items, reloads), reloads, metrics,
             new RefusalMemory(new RefusalMemorySettings(Duration.ofSeconds(1), 100), meters), clock);
 
     @Test
