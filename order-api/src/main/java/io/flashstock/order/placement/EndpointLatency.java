@@ -44,13 +44,13 @@ class EndpointLatency {
                 try {
                     chain.doFilter(request, response);
                 } finally {
-                    OrderController.gateOf(request.getRequestURI()).map(timers::get)
+                    GateEndpoints.gateOf(request.getRequestURI()).map(timers::get)
                             .ifPresent(timer -> timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS));
                 }
             }
         };
         var registration = new FilterRegistrationBean<OncePerRequestFilter>(filter);
-        registration.addUrlPatterns(OrderController.PATH, OrderController.DB_LOCK_PATH);
+        registration.addUrlPatterns(GateEndpoints.REDIS, GateEndpoints.DB_LOCK);
         // first, so that the body limit's and the JSON rules' refusals are timed too
         registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
         return registration;

@@ -4,6 +4,7 @@ import io.flashstock.contract.OutboxStatus;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -43,6 +44,7 @@ class GroupCommit {
     private final ConcurrentLinkedQueue<Queued> queue = new ConcurrentLinkedQueue<>();
     private final Semaphore writerSlots;
     private final DistributionSummary batchSizes;
+    private final Timer writes;
 
     @Autowired
     GroupCommit(BatchWriter database, PlacementSettings settings, MeterRegistry meters) {
@@ -56,6 +58,8 @@ class GroupCommit {
         this.writerSlots = new Semaphore(writers);
         this.batchSizes = DistributionSummary.builder("flashstock.order.batch.size")
                 .description("Orders written by one group-committed transaction").register(meters);
+        this.writes = Timer.builder("flashstock.order.db")
+                .description("The transaction writing the order and its outbox row").register(meters);
         Gauge.builder("flashstock.order.queue", queue, ConcurrentLinkedQueue::size)
                 .description("Orders waiting for a group-committed transaction").register(meters);
     }
@@ -68,6 +72,11 @@ class GroupCommit {
      * @throws CheckedCommit.OutcomeUnknown when whether it was written could not be found out
      */
     void write(PlacedOrder order, OutboxStatus status) {
+        // timed as flashstock.order.db, the wait for a writer included, whether it commits or throws
+        writes.record(() -> writeQueued(order, status));
+    }
+
+    private void writeQueued(PlacedOrder order, OutboxStatus status) {
         Queued mine = new Queued(new PendingOrder(order, status));
         if (writers == 0) {
             writeAlone(mine);

@@ -1,6 +1,5 @@
 package io.flashstock.order.placement;
 
-import io.flashstock.order.stock.Gate;
 import io.flashstock.order.web.ProblemType;
 import io.flashstock.order.web.Problems;
 import io.flashstock.warmup.WarmupTicket;
@@ -14,24 +13,20 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
 
-import java.util.Arrays;
-import java.util.Optional;
 
 /**
  * {@code POST /order/stock/limit} (the Redis gate): 200 with the order, or a problem (409 sold out, limit
  * reached or the item's gate is another endpoint's, 404 unknown item, 400/413/415 for a bad request, 503
  * when Redis or the database is unavailable). The expected refusals are returned, not thrown: after a
- * sell-out they are most of the traffic. The other gates' endpoints answer alike, through {@link #answer}.
+ * sell-out they are most of the traffic. An order here may carry another gate's credential: a waiting room's
+ * ticket (header {@value #QUEUE_TICKET}, which wins) or a purchase token ({@code Authorization: Bearer}); the gate
+ * it belongs to checks it ({@link QueueTickets}, {@link TokenRedemption}). The DB-lock baseline answers alike,
+ * through {@link #answer}.
  */
 @RestController
 public class OrderController {
 
-    public static final String PATH = "/order/stock/limit";
-    public static final String DB_LOCK_PATH = PATH + "/db-lock";
-    /** Where a waiting room's users enter; an admitted user then orders at {@link #PATH}. */
-    public static final String QUEUE_PATH = "/order/stock/queue/tickets";
-    /** Where a token gate's tokens are issued; the order is then placed at {@link #PATH} with the token. */
-    public static final String TOKEN_PATH = "/order/stock/tokens";
+    public static final String PATH = GateEndpoints.REDIS;
     /** The header of an order placed with a waiting room's ticket. */
     public static final String QUEUE_TICKET = "Queue-Ticket";
     public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
@@ -40,28 +35,15 @@ public class OrderController {
     private final OrderRequests requests;
     private final PlaceOrder placeOrder;
     private final ObjectProvider<TokenRedemption> tokens;
+    private final QueueTickets tickets;
 
     OrderController(CountedPlacement counted, OrderRequests requests, PlaceOrder placeOrder,
-                    ObjectProvider<TokenRedemption> tokens) {
+                    ObjectProvider<TokenRedemption> tokens, QueueTickets tickets) {
         this.counted = counted;
         this.requests = requests;
         this.placeOrder = placeOrder;
         this.tokens = tokens;
-    }
-
-    /** The endpoint where a purchase through {@code gate} starts. */
-    static String pathOf(Gate gate) {
-        return switch (gate) {
-            case REDIS -> PATH;
-            case DB_LOCK -> DB_LOCK_PATH;
-            case QUEUE -> QUEUE_PATH;
-            case TOKEN -> TOKEN_PATH;
-        };
-    }
-
-    /** The gate whose endpoint {@code path} is, if it is one. */
-    public static Optional<Gate> gateOf(String path) {
-        return Arrays.stream(Gate.values()).filter(gate -> pathOf(gate).equals(path)).findFirst();
+        this.tickets = tickets;
     }
 
     /** {@code produces} is checked before the order is placed, so a client that accepts no JSON changes nothing. */
@@ -69,12 +51,19 @@ public class OrderController {
     ResponseEntity<?> place(@RequestBody PlaceOrderRequest request,
                             @RequestHeader(name = IDEMPOTENCY_KEY, required = false) String idempotencyKey,
                             @RequestHeader(name = WarmupTicket.HEADER, required = false) String ticket,
-                            @RequestHeader(name = HttpHeaders.AUTHORIZATION, required = false) String authorization) {
+                            @RequestHeader(name = HttpHeaders.AUTHORIZATION, required = false) String authorization,
+                            @RequestHeader(name = QUEUE_TICKET, required = false) String queueTicket) {
+        if (queueTicket != null) {
+            // an admitted user's order: the waiting room's ticket is its pass
+            var admitted = requests.admitted(request, idempotencyKey, queueTicket, tickets);
+            return answer(admitted, counted.place(admitted.gate(), admitted, placeOrder::place));
+        }
         var command = requests.command(request, idempotencyKey, ticket);
         var redemption = TokenRedemption.of(authorization, tokens);
         if (redemption.isPresent()) {
             // an order with a purchase token: the token gate holds its units already
-            return redemption.get().redeem(authorization, command.itemCode(), command.userId(), command.quantity());
+            return ResponseEntity.ok(redemption.get().redeem(authorization, command.itemCode(), command.userId(),
+                    command.quantity()));
         }
         return answer(command, counted.place(command.gate(), command, placeOrder::place));
     }
@@ -104,7 +93,7 @@ public class OrderController {
             problem.setProperty("bought", limit.bought());
         } else if (outcome instanceof Outcome.WrongGate wrongGate) {
             problem = Problems.detail(ProblemType.WRONG_GATE, "item " + item + " is sold through its gate "
-                    + wrongGate.gate().code() + ": POST " + pathOf(wrongGate.gate()));
+                    + wrongGate.gate().code() + ": POST " + GateEndpoints.pathOf(wrongGate.gate()));
             problem.setProperty("gate", wrongGate.gate().code());
         } else if (outcome instanceof Outcome.UnknownItem) {
             problem = Problems.detail(ProblemType.UNKNOWN_ITEM, "no stock is set for item " + item);

@@ -14,15 +14,14 @@ import java.util.function.Supplier;
 /**
  * The order endpoints' meters, registered once so the hot path only increments:
  * {@code flashstock.orders{gate,outcome}} (one set per gate, so the two endpoints can be compared), the
- * timers of the Redis gate's Redis and database phases and of the DB-lock gate's transaction, and the
- * Redis gate's compensations. The endpoints as a whole are timed by {@link EndpointLatency}.
+ * timer of the DB-lock gate's transaction, and the Redis gate's compensations. The Redis gate's Redis and database
+ * phases are timed by their adapters ({@link RedisStockGate}, {@link GroupCommit}); the endpoints as a whole by
+ * {@link EndpointLatency}.
  */
 @Component
 public class OrderMetrics {
 
     private final Map<Gate, Outcomes> outcomes = new EnumMap<>(Gate.class);
-    private final Timer redis;
-    private final Timer database;
     private final Timer locked;
     private final Counter givenBack;
     private final Counter notGivenBack;
@@ -31,9 +30,6 @@ public class OrderMetrics {
         for (Gate gate : Gate.values()) {
             outcomes.put(gate, new Outcomes(registry, gate));
         }
-        redis = Timer.builder("flashstock.order.redis").description("The stock gate's Lua call").register(registry);
-        database = Timer.builder("flashstock.order.db")
-                .description("The transaction writing the order and its outbox row").register(registry);
         locked = Timer.builder("flashstock.order.db.locked")
                 .description("The DB-lock gate's transaction: row lock, checks, decrement, order and outbox row")
                 .register(registry);
@@ -50,14 +46,6 @@ public class OrderMetrics {
     /** The outcome counters of the endpoint that sells through {@code gate}. */
     public Outcomes of(Gate gate) {
         return outcomes.get(gate);
-    }
-
-    <T> T timeRedis(Supplier<T> call) {
-        return redis.record(call);
-    }
-
-    void timeDatabase(Runnable call) {
-        database.record(call);
     }
 
     public <T> T timeLocked(Supplier<T> call) {

@@ -12,7 +12,7 @@ import java.util.Optional;
 /**
  * Counts an order endpoint's requests answered with a thrown 4xx problem (invalid input, wrong media type, too large,
  * a refused ticket or token) as {@code flashstock.orders{outcome=rejected}} of the request's gate: the endpoint's, or
- * for an order at {@link OrderController#PATH} with a waiting room's ticket or a purchase token, that gate's. The
+ * for an order at {@link GateEndpoints#REDIS} with a waiting room's ticket or a purchase token, that gate's. The
  * gates count their returned refusals themselves; this is the one place the thrown ones are counted.
  */
 @Component
@@ -32,7 +32,7 @@ class OrderRejections implements RejectionListener {
     }
 
     private Optional<Gate> gateOf(HttpServletRequest request) {
-        Optional<Gate> endpoint = OrderController.gateOf(request.getRequestURI());
+        Optional<Gate> endpoint = GateEndpoints.gateOf(request.getRequestURI());
         if (endpoint.isEmpty() || endpoint.get() != Gate.REDIS) {
             return endpoint;
         }

@@ -38,4 +38,12 @@ public class OrderRequests {
         return new OrderCommand(request.itemCode(), request.userId(), request.quantity(), idempotencyKey, null,
                 warmup ? OutboxStatus.WARMUP : OutboxStatus.NEW);
     }
+
+    /** An order with a waiting room's ticket: the input rules, then the ticket, which becomes the order's pass. */
+    public OrderCommand admitted(PlaceOrderRequest request, String idempotencyKey, String ticketCode,
+                                 QueueTickets tickets) {
+        rules.checkOrder(request.itemCode(), request.userId(), request.quantity(), idempotencyKey);
+        return new OrderCommand(request.itemCode(), request.userId(), request.quantity(), idempotencyKey,
+                tickets.admission(ticketCode, request.itemCode()));
+    }
 }

@@ -12,6 +12,6 @@ class OrderWebConfiguration implements WebMvcConfigurer {
     @Override
     public void addInterceptors(InterceptorRegistry registry) {
         registry.addInterceptor(new SingleIdempotencyKey())
-                .addPathPatterns(OrderController.PATH, OrderController.DB_LOCK_PATH);
+                .addPathPatterns(GateEndpoints.REDIS, GateEndpoints.DB_LOCK);
     }
 }

@@ -63,17 +63,17 @@ public class OrderWrites {
         var order = new PlacedOrder(orderCode, uuids.generate(), command, generation, loadEpoch, remaining,
                 clock.instant());
         try {
-            metrics.timeDatabase(() -> groupCommit.write(order, OutboxStatus.NEW));
+            groupCommit.write(order, OutboxStatus.NEW);
         } catch (GroupCommit.Fenced fenced) {
             return new Written.Fenced();
         } catch (CheckedCommit.NotWritten notWritten) {
             if (notWritten.getCause() instanceof DuplicateKeyException) {
                 return new Written.Duplicate();
             }
-            return new Written.NotWritten(PlaceOrder.failure(notWritten.getCause(),
+            return new Written.NotWritten(OrderFailures.failure(notWritten.getCause(),
                     "the order could not be written; the token still holds its units"));
         } catch (CheckedCommit.OutcomeUnknown unknown) {
-            return new Written.Unknown(PlaceOrder.outcomeUnknown(orderCode, "the database did not confirm the "
+            return new Written.Unknown(OrderFailures.outcomeUnknown(orderCode, "the database did not confirm the "
                     + "order; retry with the same token, which tells", unknown));
         }
         return new Written.Committed(order.answer());

@@ -84,7 +84,7 @@ final class OverloadShedding extends OncePerRequestFilter {
         problem.put("status", type.status().value());
         problem.put("detail", "this endpoint is handling " + maxInFlight + " orders already; nothing was read or sold: "
                 + "retry after the seconds of Retry-After");
-        problem.put("instance", OrderController.pathOf(gate));
+        problem.put("instance", GateEndpoints.pathOf(gate));
         problem.put("code", type.code());
         return problem;
     }
@@ -117,7 +117,7 @@ final class OverloadShedding extends OncePerRequestFilter {
 
     private static FilterRegistrationBean<OverloadShedding> registration(OverloadShedding filter) {
         var registration = new FilterRegistrationBean<>(filter);
-        registration.addUrlPatterns(OrderController.pathOf(filter.gate));
+        registration.addUrlPatterns(GateEndpoints.pathOf(filter.gate));
         registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 1);
         return registration;
     }

@@ -1,7 +1,6 @@
 package io.flashstock.order.placement;
 
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.http.ResponseEntity;
 
 import java.util.Optional;
 
@@ -29,6 +28,6 @@ public interface TokenRedemption {
         return Optional.ofNullable(tokens.getIfAvailable()).filter(TokenRedemption::enabled);
     }
 
-    /** The answer to the order, once the body passed the input rules. */
-    ResponseEntity<?> redeem(String bearerToken, String itemCode, String userId, int quantity);
+    /** The order the token is for, written now or before (a token used again); refusals are thrown. */
+    OrderAnswer redeem(String bearerToken, String itemCode, String userId, int quantity);
 }

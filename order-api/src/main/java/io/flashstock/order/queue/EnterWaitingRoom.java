@@ -1,15 +1,13 @@
 package io.flashstock.order.queue;
 
 import io.flashstock.order.stock.Gate;
-import io.flashstock.order.stock.StockItems;
-import io.flashstock.order.stock.StockReload;
+import io.flashstock.order.stock.MissingCounters;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
 import org.springframework.dao.DataAccessException;
 import org.springframework.stereotype.Service;
 
 import java.time.Duration;
-import java.util.Optional;
 
 /**
  * A user enters an item's waiting room and gets a ticket with a position. Refused, with nothing stored: a second
@@ -21,16 +19,14 @@ import java.util.Optional;
 class EnterWaitingRoom {
 
     private final WaitingRoom room;
-    private final StockItems items;
-    private final StockReload reloads;
+    private final MissingCounters missingCounters;
     private final WaitEstimate estimate;
     private final Duration tick;
 
-    EnterWaitingRoom(WaitingRoom room, StockItems items, StockReload reloads, WaitEstimate estimate,
+    EnterWaitingRoom(WaitingRoom room, MissingCounters missingCounters, WaitEstimate estimate,
                      QueueSettings settings) {
         this.room = room;
-        this.items = items;
-        this.reloads = reloads;
+        this.missingCounters = missingCounters;
         this.estimate = estimate;
         this.tick = settings.tick();
     }
@@ -66,22 +62,21 @@ class EnterWaitingRoom {
                 + gate.code() + ", not a waiting room").with("itemCode", itemCode).with("gate", gate.code());
     }
 
-    /** No counter in Redis: no such item, an item of the DB-lock gate, or a counter being rebuilt. */
+    /** No counter in Redis: no such item, an item of another gate, or a counter being rebuilt. */
     private ProblemException unknown(String itemCode) {
-        Optional<Gate> gate;
+        MissingCounters.Triage triage;
         try {
-            gate = items.gate(itemCode);
+            triage = missingCounters.triage(itemCode, itemGate -> itemGate == Gate.QUEUE);
         } catch (DataAccessException e) {
             return new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the item", e);
         }
-        if (gate.isEmpty()) {
+        if (triage instanceof MissingCounters.UnknownItem) {
             return new ProblemException(ProblemType.UNKNOWN_ITEM, "no stock is set for item " + itemCode)
                     .with("itemCode", itemCode);
         }
-        if (gate.get() != Gate.QUEUE) {
-            return wrongGate(itemCode, gate.get());
+        if (triage instanceof MissingCounters.OtherGate other) {
+            return wrongGate(itemCode, other.gate());
         }
-        reloads.heal(itemCode);
         return new ProblemException(ProblemType.STOCK_RELOADING, "the stock of item " + itemCode + " is being "
                 + "rebuilt from the orders; retry shortly").with("itemCode", itemCode);
     }

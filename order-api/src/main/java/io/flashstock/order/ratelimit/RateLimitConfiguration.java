@@ -1,6 +1,6 @@
 package io.flashstock.order.ratelimit;
 
-import io.flashstock.order.placement.OrderController;
+import io.flashstock.order.placement.GateEndpoints;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.proxy.ProxyManager;
@@ -27,8 +27,8 @@ class RateLimitConfiguration {
 
     /** The endpoints limited, by the name their buckets and refusals carry. */
     private static final Map<String, String> ENDPOINTS = Map.of(
-            "queue-entry", OrderController.QUEUE_PATH,
-            "token-issue", OrderController.TOKEN_PATH);
+            "queue-entry", GateEndpoints.QUEUE,
+            "token-issue", GateEndpoints.TOKEN);
 
     @Bean
     RateLimitRedis<byte[]> rateLimitRedis(LettuceConnectionFactory redis) {

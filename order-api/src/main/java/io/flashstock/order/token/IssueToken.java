@@ -7,7 +7,7 @@ import io.flashstock.order.placement.Outcome.Counted;
 import io.flashstock.order.placement.OrderMetrics;
 import io.flashstock.order.placement.RefusalMemory;
 import io.flashstock.order.stock.Gate;
-import io.flashstock.order.stock.StockItems;
+import io.flashstock.order.stock.MissingCounters;
 import io.flashstock.order.stock.StockReload;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
@@ -53,16 +53,16 @@ class IssueToken {
     private final TimeBasedEpochGenerator uuids = Generators.timeBasedEpochGenerator();
     private final Optional<TokenCodec> codec;
     private final TokenHolds holds;
-    private final StockItems items;
+    private final MissingCounters missingCounters;
     private final StockReload reloads;
     private final OrderMetrics.Outcomes outcomes;
     private final RefusalMemory refusals;
 
-    IssueToken(Optional<TokenCodec> tokenCodec, TokenHolds holds, StockItems items, StockReload reloads,
-               OrderWrites orders, RefusalMemory refusals) {
+    IssueToken(Optional<TokenCodec> tokenCodec, TokenHolds holds, MissingCounters missingCounters,
+               StockReload reloads, OrderWrites orders, RefusalMemory refusals) {
         this.codec = tokenCodec;
         this.holds = holds;
-        this.items = items;
+        this.missingCounters = missingCounters;
         this.reloads = reloads;
         this.outcomes = orders.outcomes(Gate.TOKEN);
         this.refusals = refusals;
@@ -122,23 +122,24 @@ class IssueToken {
                     .retryAfter(Duration.ofMillis(full.waitMillis()));
         }
         if (issue instanceof TokenHolds.Issue.Untrusted) {
+            reloads.heal(itemCode);
             throw rebuilding(itemCode);
         }
         // no counter: unknown item, one sold by its row, or a counter Redis lost (rebuilt)
-        Optional<Gate> gate;
+        MissingCounters.Triage triage;
         try {
-            gate = items.gate(itemCode);
+            triage = missingCounters.triage(itemCode, itemGate -> itemGate != Gate.DB_LOCK);
         } catch (DataAccessException e) {
             outcomes.failed();
             throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the item", e);
         }
-        if (gate.isEmpty()) {
+        if (triage instanceof MissingCounters.UnknownItem) {
             outcomes.count(Counted.UNKNOWN_ITEM);
             return new Refused.UnknownItem();
         }
-        if (gate.get() == Gate.DB_LOCK) {
+        if (triage instanceof MissingCounters.OtherGate other) {
             outcomes.count(Counted.WRONG_GATE);
-            return new Refused.WrongGate(Gate.DB_LOCK);
+            return new Refused.WrongGate(other.gate());
         }
         throw rebuilding(itemCode);
     }
@@ -176,8 +177,8 @@ class IssueToken {
         return refused instanceof Refused.WrongGate ? Counted.WRONG_GATE : Counted.UNKNOWN_ITEM;
     }
 
+    /** The refusal of an item whose counter is being rebuilt (its rebuild asked for already). */
     private ProblemException rebuilding(String itemCode) {
-        reloads.heal(itemCode);
         outcomes.count(Counted.STOCK_RELOADING);
         return new ProblemException(ProblemType.STOCK_RELOADING, "the stock of item " + itemCode + " is being "
                 + "rebuilt from the orders; no token was issued: retry shortly");

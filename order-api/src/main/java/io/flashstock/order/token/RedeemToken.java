@@ -12,7 +12,6 @@ import io.flashstock.order.web.ProblemType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
-import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Service;
 
 import java.util.Map;
@@ -65,14 +64,14 @@ class RedeemToken implements TokenRedemption {
     }
 
     @Override
-    public ResponseEntity<?> redeem(String authorization, String itemCode, String userId, int quantity) {
+    public OrderAnswer redeem(String authorization, String itemCode, String userId, int quantity) {
         TokenCodec verifier = codec.orElseThrow(RedeemToken::disabled);
         PurchaseToken token = verified(verifier, authorization);
         if (!token.matches(itemCode, userId, quantity)) {
             throw new ProblemException(ProblemType.TOKEN_MISMATCH, "the token is for " + token.quantity()
                     + " of item " + token.itemCode() + " by its user, not for this order").with("itemCode", itemCode);
         }
-        return ResponseEntity.ok(redeem(token, true));
+        return redeem(token, true);
     }
 
     private PurchaseToken verified(TokenCodec verifier, String authorization) {

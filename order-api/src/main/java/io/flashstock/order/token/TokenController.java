@@ -1,6 +1,6 @@
 package io.flashstock.order.token;
 
-import io.flashstock.order.placement.OrderController;
+import io.flashstock.order.placement.GateEndpoints;
 import io.flashstock.order.web.InputRules;
 import io.flashstock.order.web.ProblemType;
 import io.flashstock.order.web.Problems;
@@ -38,7 +38,7 @@ class TokenController {
         this.rules = rules;
     }
 
-    @PostMapping(path = OrderController.TOKEN_PATH, consumes = MediaType.APPLICATION_JSON_VALUE,
+    @PostMapping(path = GateEndpoints.TOKEN, consumes = MediaType.APPLICATION_JSON_VALUE,
             produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<?> issue(@RequestBody TokenRequest request) {
         rules.checkOrder(request.itemCode(), request.userId(), request.quantity(), null);

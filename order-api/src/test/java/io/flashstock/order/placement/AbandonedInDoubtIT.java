@@ -226,13 +226,13 @@ class AbandonedInDoubtIT extends OrderApiIntegrationTest {
     }
 
     private String enter(String item, String user, int quantity) {
-        var entered = api().post(OrderController.QUEUE_PATH, ApiClient.orderJson(item, user, quantity));
+        var entered = api().post(GateEndpoints.QUEUE, ApiClient.orderJson(item, user, quantity));
         assertThat(entered.status()).as("%s", entered).isEqualTo(201);
         return entered.json().path("ticket").asString();
     }
 
     private String status(String ticket) {
-        return api().get(OrderController.QUEUE_PATH + "/" + ticket).json().path("status").asString();
+        return api().get(GateEndpoints.QUEUE + "/" + ticket).json().path("status").asString();
     }
 
     /** The orders in doubt settled by this order-api and every other still running: committed, given back, recounted. */

@@ -2,6 +2,7 @@ package io.flashstock.order.placement;
 
 import io.flashstock.contract.OutboxStatus;
 import io.flashstock.order.stock.Gate;
+import io.flashstock.order.stock.MissingCounters;
 import io.flashstock.order.stock.StockItems;
 import io.flashstock.order.stock.StockReload;
 import io.flashstock.order.web.ProblemException;
@@ -62,12 +63,13 @@ class PlaceOrderTest {
     private final StockReload reloads = mock(StockReload.class);
     private final OrderMetrics metrics = new OrderMetrics(meters);
     private final DatabaseBreaker breaker = new DatabaseBreaker(TestSettings.defaults(), meters);
+    private final Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
     private final PlaceOrder placeOrder = new PlaceOrder(gate,
-            new GroupCommit(database, TestSettings.defaults(), meters), rows, new DurableIdempotencyKeys(rows, meters),
-            inDoubt, breaker, items, reloads, metrics,
-            new RefusalMemory(new RefusalMemorySettings(Duration.ofSeconds(1), 100), meters),
-            Clock.fixed(NOW, ZoneOffset.UTC),
-            TestSettings.defaults());
+            new GroupCommit(database, TestSettings.defaults(), meters),
+            new RepeatedOrders(gate, rows, new DurableIdempotencyKeys(rows, meters), reloads, clock,
+                    TestSettings.defaults()),
+            inDoubt, breaker, new MissingCounters(items, reloads), reloads, metrics,
+            new RefusalMemory(new RefusalMemorySettings(Duration.ofSeconds(1), 100), meters), clock);
 
     @Test
     void anOrderTheGateTakesIsWrittenAndAccepted() {

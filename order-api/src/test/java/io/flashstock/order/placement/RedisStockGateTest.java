@@ -125,7 +125,7 @@ class RedisStockGateTest {
     private RedisStockGate gate(Duration takeDeadline) {
         return new RedisStockGate(redis, new StockSettings(Duration.ofHours(24), Duration.ofDays(7),
                 new StockSettings.Reload(Duration.ofSeconds(1), Duration.ofSeconds(15))), withTakeDeadline(takeDeadline),
-                new SlotMovingRetry(withTakeDeadline(takeDeadline), meters));
+                new SlotMovingRetry(withTakeDeadline(takeDeadline), meters), meters);
     }
 
     private static PlacementSettings withTakeDeadline(Duration deadline) {

@@ -262,7 +262,7 @@ class RefusalMemoryIT extends OrderApiIntegrationTest {
     }
 
     private ApiClient.Answer issue(String item, String user) {
-        return api().post(OrderController.TOKEN_PATH, ApiClient.orderJson(item, user, 1));
+        return api().post(GateEndpoints.TOKEN, ApiClient.orderJson(item, user, 1));
     }
 
     private long takes() {

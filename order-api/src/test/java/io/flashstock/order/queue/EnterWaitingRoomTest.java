@@ -1,6 +1,7 @@
 package io.flashstock.order.queue;
 
 import io.flashstock.order.stock.Gate;
+import io.flashstock.order.stock.MissingCounters;
 import io.flashstock.order.stock.StockItems;
 import io.flashstock.order.stock.StockReload;
 import io.flashstock.order.web.ProblemType;
@@ -36,7 +37,7 @@ class EnterWaitingRoomTest {
     private final WaitingRoom room = mock(WaitingRoom.class);
     private final StockItems items = mock(StockItems.class);
     private final StockReload reloads = mock(StockReload.class);
-    private final EnterWaitingRoom enterWaitingRoom = new EnterWaitingRoom(room, items, reloads,
+    private final EnterWaitingRoom enterWaitingRoom = new EnterWaitingRoom(room, new MissingCounters(items, reloads),
             new WaitEstimate(SETTINGS), SETTINGS);
 
     @Test

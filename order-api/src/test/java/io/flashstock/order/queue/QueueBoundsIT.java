@@ -2,7 +2,7 @@ package io.flashstock.order.queue;
 
 import io.flashstock.order.ApiClient;
 import io.flashstock.order.OrderApiIntegrationTest;
-import io.flashstock.order.placement.OrderController;
+import io.flashstock.order.placement.GateEndpoints;
 import io.flashstock.order.stock.Gate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -111,7 +111,7 @@ class QueueBoundsIT extends OrderApiIntegrationTest {
     }
 
     private ApiClient.Answer enter(String item, String user) {
-        return api().post(OrderController.QUEUE_PATH, ApiClient.orderJson(item, user, 1));
+        return api().post(GateEndpoints.QUEUE, ApiClient.orderJson(item, user, 1));
     }
 
     private long waiting(String item) {

@@ -3,7 +3,7 @@ package io.flashstock.order.queue;
 import io.flashstock.order.ApiClient;
 import io.flashstock.order.OrderApiApplication;
 import io.flashstock.order.OrderApiIntegrationTest;
-import io.flashstock.order.placement.OrderController;
+import io.flashstock.order.placement.GateEndpoints;
 import io.flashstock.order.stock.Gate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -81,14 +81,14 @@ class QueueTwoInstancesIT extends OrderApiIntegrationTest {
             // in through one instance, polled and ordered through the other
             ApiClient in = n % 2 == 0 ? api() : otherApi;
             ApiClient out = n % 2 == 0 ? otherApi : api();
-            var entered = in.post(OrderController.QUEUE_PATH, ApiClient.orderJson(item, "user-" + n, 1));
+            var entered = in.post(GateEndpoints.QUEUE, ApiClient.orderJson(item, "user-" + n, 1));
             if (entered.status() != 201) {
                 return entered;
             }
             String ticket = entered.json().path("ticket").asString();
             ApiClient.Answer[] seen = new ApiClient.Answer[1];
             await().atMost(DEADLINE).pollInterval(Duration.ofMillis(50)).until(() -> {
-                seen[0] = out.get(OrderController.QUEUE_PATH + "/" + ticket);
+                seen[0] = out.get(GateEndpoints.QUEUE + "/" + ticket);
                 return !seen[0].json().path("status").asString().equals("WAITING");
             });
             if (!seen[0].json().path("status").asString().equals("ADMITTED")) {
@@ -145,7 +145,7 @@ class QueueTwoInstancesIT extends OrderApiIntegrationTest {
         try {
             for (int i = 0; i < 100; i++) {
                 ApiClient in = i % 2 == 0 ? api() : otherApi;
-                tickets.add(in.post(OrderController.QUEUE_PATH, ApiClient.orderJson(item, "user-" + i, 1))
+                tickets.add(in.post(GateEndpoints.QUEUE, ApiClient.orderJson(item, "user-" + i, 1))
                         .json().path("ticket").asString());
             }
         } finally {
@@ -154,14 +154,14 @@ class QueueTwoInstancesIT extends OrderApiIntegrationTest {
         }
         long start = System.nanoTime();
         await().atMost(DEADLINE).pollInterval(Duration.ofMillis(10)).until(() ->
-                api().get(OrderController.QUEUE_PATH + "/" + tickets.get(99)).json().path("status").asString(),
+                api().get(GateEndpoints.QUEUE + "/" + tickets.get(99)).json().path("status").asString(),
                 "ADMITTED"::equals);
         Duration took = Duration.ofNanos(System.nanoTime() - start);
         // 100 admissions at 5 a tick are 20 ticks: the last one starts 19 ticks after the first, at least 19 tick
         // locks (nine tenths of a tick) later; two schedulers that did not share the tick would take half of it
         assertThat(took).as("20 ticks of admissions by two schedulers").isGreaterThan(Duration.ofMillis(1500));
         for (String ticket : List.of(tickets.get(0), tickets.get(50))) {
-            assertThat(otherApi.get(OrderController.QUEUE_PATH + "/" + ticket).json().path("status").asString())
+            assertThat(otherApi.get(GateEndpoints.QUEUE + "/" + ticket).json().path("status").asString())
                     .isEqualTo("ADMITTED");
         }
     }

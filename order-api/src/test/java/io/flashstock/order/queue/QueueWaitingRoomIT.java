@@ -2,7 +2,7 @@ package io.flashstock.order.queue;
 
 import io.flashstock.order.ApiClient;
 import io.flashstock.order.OrderApiIntegrationTest;
-import io.flashstock.order.placement.OrderController;
+import io.flashstock.order.placement.GateEndpoints;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockKeys;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -425,11 +425,11 @@ class QueueWaitingRoomIT extends OrderApiIntegrationTest {
     }
 
     private ApiClient.Answer enter(String item, String user, int quantity) {
-        return api().post(OrderController.QUEUE_PATH, ApiClient.orderJson(item, user, quantity));
+        return api().post(GateEndpoints.QUEUE, ApiClient.orderJson(item, user, quantity));
     }
 
     private ApiClient.Answer poll(String ticket) {
-        return api().get(OrderController.QUEUE_PATH + "/" + ticket);
+        return api().get(GateEndpoints.QUEUE + "/" + ticket);
     }
 
     private ApiClient.Answer orderWith(String ticket, String item, String user, int quantity) {
@@ -449,10 +449,10 @@ class QueueWaitingRoomIT extends OrderApiIntegrationTest {
     void retriesOfATicketWhoseOrderWasNeverWrittenDoNotRecountTheItem() {
         String item = uniqueItem("q-abandoned");
         setStock(item, 5, null, Gate.QUEUE);
-        var entered = api().post(OrderController.QUEUE_PATH, ApiClient.orderJson(item, "ann", 1));
+        var entered = api().post(GateEndpoints.QUEUE, ApiClient.orderJson(item, "ann", 1));
         assertThat(entered.status()).as("%s", entered).isEqualTo(201);
         String code = entered.json().path("ticket").asString();
-        await().atMost(Duration.ofSeconds(10)).until(() -> api().get(OrderController.QUEUE_PATH + "/" + code).json()
+        await().atMost(Duration.ofSeconds(10)).until(() -> api().get(GateEndpoints.QUEUE + "/" + code).json()
                 .path("status").asString().equals("ADMITTED"));
         // what queue/take.lua leaves when order-api dies after the take: the ticket ORDERED, the unit taken, no
         // order; its order code a UUIDv7 of ten minutes ago, past the take deadline and the take record's life

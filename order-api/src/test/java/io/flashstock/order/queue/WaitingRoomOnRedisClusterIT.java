@@ -3,7 +3,7 @@ package io.flashstock.order.queue;
 import io.flashstock.order.ApiClient;
 import io.flashstock.order.OrderApiOnRedisClusterTest;
 import io.flashstock.order.RedisClusterNodes;
-import io.flashstock.order.placement.OrderController;
+import io.flashstock.order.placement.GateEndpoints;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockKeys;
 import org.junit.jupiter.api.MethodOrderer;
@@ -74,20 +74,20 @@ class WaitingRoomOnRedisClusterIT extends OrderApiOnRedisClusterTest {
         nodes.call(downPrimary, "shutdown", "nosave");
 
         for (String item : items) {
-            var entry = api().post(OrderController.QUEUE_PATH, ApiClient.orderJson(item, "cid", 1));
+            var entry = api().post(GateEndpoints.QUEUE, ApiClient.orderJson(item, "cid", 1));
             assertThat(entry.status()).as("an entry to %s, on a live shard: %s", item, entry).isEqualTo(201);
             awaitStatus(entry.json().path("ticket").asString(), "ADMITTED");
         }
     }
 
     private String entered(String item, String user) {
-        var entry = api().post(OrderController.QUEUE_PATH, ApiClient.orderJson(item, user, 1));
+        var entry = api().post(GateEndpoints.QUEUE, ApiClient.orderJson(item, user, 1));
         assertThat(entry.status()).as("%s", entry).isEqualTo(201);
         return entry.json().path("ticket").asString();
     }
 
     private String poll(String ticket) {
-        return api().get(OrderController.QUEUE_PATH + "/" + ticket).json().path("status").asString();
+        return api().get(GateEndpoints.QUEUE + "/" + ticket).json().path("status").asString();
     }
 
     private void awaitStatus(String ticket, String status) {

@@ -3,7 +3,7 @@ package io.flashstock.order.ratelimit;
 import io.flashstock.order.AddressedClient;
 import io.flashstock.order.ApiClient;
 import io.flashstock.order.OrderApiIntegrationTest;
-import io.flashstock.order.placement.OrderController;
+import io.flashstock.order.placement.GateEndpoints;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockKeys;
 import org.junit.jupiter.api.Test;
@@ -102,11 +102,11 @@ class ClientRateLimitIT extends OrderApiIntegrationTest {
     }
 
     private static ApiClient.Answer enter(AddressedClient client, String item, String user, String... headers) {
-        return client.post(OrderController.QUEUE_PATH, ApiClient.orderJson(item, user, 1), headers);
+        return client.post(GateEndpoints.QUEUE, ApiClient.orderJson(item, user, 1), headers);
     }
 
     private static ApiClient.Answer issue(AddressedClient client, String item, String user) {
-        return client.post(OrderController.TOKEN_PATH, ApiClient.orderJson(item, user, 1));
+        return client.post(GateEndpoints.TOKEN, ApiClient.orderJson(item, user, 1));
     }
 
     private String queue(String item) {

@@ -5,6 +5,7 @@ import io.flashstock.order.placement.OrderWrites;
 import io.flashstock.order.placement.Outcome;
 import io.flashstock.order.placement.RefusalMemory;
 import io.flashstock.order.stock.Gate;
+import io.flashstock.order.stock.MissingCounters;
 import io.flashstock.order.stock.StockItems;
 import io.flashstock.order.stock.StockReload;
 import io.flashstock.order.web.ProblemException;
@@ -59,7 +60,7 @@ class IssueTokenTest {
     IssueTokenTest() {
         when(orders.outcomes(Gate.TOKEN)).thenReturn(new OrderMetrics(meters).of(Gate.TOKEN));
         when(refusals.heard()).thenReturn(HEARD);
-        issueToken = new IssueToken(Optional.of(codec), holds, items, reloads, orders, refusals);
+        issueToken = new IssueToken(Optional.of(codec), holds, new MissingCounters(items, reloads), reloads, orders, refusals);
     }
 
     @Test
@@ -200,7 +201,7 @@ class IssueTokenTest {
 
     @Test
     void withoutAKeyNoTokenIsIssued() {
-        var disabled = new IssueToken(Optional.empty(), holds, items, reloads, orders, refusals);
+        var disabled = new IssueToken(Optional.empty(), holds, new MissingCounters(items, reloads), reloads, orders, refusals);
 
         assertProblem(() -> disabled.issue(ITEM, "alice", 2, ID), ProblemType.TOKEN_GATE_DISABLED);
         verifyNoInteractions(holds);

@@ -71,10 +71,9 @@ class RedeemTokenTest {
         when(holds.startOrdering(token)).thenReturn(started());
         when(orders.write(TOKEN_ID, ITEM, "alice", 2, 3, 11, 7)).thenReturn(new OrderWrites.Written.Committed(answer));
 
-        var response = redeemToken.redeem(bearer, ITEM, "alice", 2);
+        var answered = redeemToken.redeem(bearer, ITEM, "alice", 2);
 
-        assertThat(response.getStatusCode().value()).isEqualTo(200);
-        assertThat(response.getBody()).isEqualTo(answer);
+        assertThat(answered).isEqualTo(answer);
         verify(holds).written(ITEM, TOKEN_ID);
         verify(holds, never()).retry(anyString(), anyString(), anyString());
         assertThat(ordersCounted(meters)).containsExactly(Map.entry("token accepted", 1.0));
@@ -97,7 +96,7 @@ class RedeemTokenTest {
         doThrow(new ProblemException(ProblemType.REDIS_UNAVAILABLE, "redis down"))
                 .when(holds).written(ITEM, TOKEN_ID);
 
-        assertThat(redeemToken.redeem(bearer, ITEM, "alice", 2).getBody()).isEqualTo(answer);
+        assertThat(redeemToken.redeem(bearer, ITEM, "alice", 2)).isEqualTo(answer);
         assertThat(ordersCounted(meters)).containsExactly(Map.entry("token accepted", 1.0));
     }
 
@@ -148,7 +147,7 @@ class RedeemTokenTest {
         when(holds.startOrdering(token)).thenReturn(new TokenHolds.Redeem.Absent("3"));
         when(orders.find(TOKEN_ID)).thenReturn(Optional.of(answer));
 
-        assertThat(redeemToken.redeem(bearer, ITEM, "alice", 2).getBody()).isEqualTo(answer);
+        assertThat(redeemToken.redeem(bearer, ITEM, "alice", 2)).isEqualTo(answer);
         verify(orders, never()).write(anyString(), anyString(), anyString(), anyInt(), anyLong(), anyLong(), anyLong());
         assertThat(ordersCounted(meters)).isEmpty();
     }
@@ -205,7 +204,7 @@ class RedeemTokenTest {
         when(settlement.settle(ITEM, Map.of(TOKEN_ID, ATTEMPT))).thenReturn(true);
         when(orders.write(TOKEN_ID, ITEM, "alice", 2, 3, 11, 7)).thenReturn(new OrderWrites.Written.Committed(answer));
 
-        assertThat(redeemToken.redeem(bearer, ITEM, "alice", 2).getBody()).isEqualTo(answer);
+        assertThat(redeemToken.redeem(bearer, ITEM, "alice", 2)).isEqualTo(answer);
         assertThat(ordersCounted(meters)).containsExactly(Map.entry("token accepted", 1.0));
     }
 
@@ -282,7 +281,7 @@ class RedeemTokenTest {
         when(orders.write(TOKEN_ID, ITEM, "alice", 2, 3, 11, 7)).thenReturn(new OrderWrites.Written.Duplicate());
         when(orders.find(TOKEN_ID)).thenReturn(Optional.of(answer));
 
-        assertThat(redeemToken.redeem(bearer, ITEM, "alice", 2).getBody()).isEqualTo(answer);
+        assertThat(redeemToken.redeem(bearer, ITEM, "alice", 2)).isEqualTo(answer);
         verify(holds).written(ITEM, TOKEN_ID);
         assertThat(ordersCounted(meters)).isEmpty();
     }

@@ -1,6 +1,7 @@
 package io.flashstock.order.placement.dblock;
 
 import io.flashstock.order.placement.CountedPlacement;
+import io.flashstock.order.placement.GateEndpoints;
 import io.flashstock.order.placement.OrderController;
 import io.flashstock.order.placement.OrderRequests;
 import io.flashstock.order.placement.PlaceOrderRequest;
@@ -32,7 +33,7 @@ class DbLockOrderController {
         this.placeOrder = placeOrder;
     }
 
-    @PostMapping(path = OrderController.DB_LOCK_PATH, consumes = MediaType.APPLICATION_JSON_VALUE,
+    @PostMapping(path = GateEndpoints.DB_LOCK, consumes = MediaType.APPLICATION_JSON_VALUE,
             produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<?> place(@RequestBody PlaceOrderRequest request,
                             @RequestHeader(name = IDEMPOTENCY_KEY, required = false) String idempotencyKey,

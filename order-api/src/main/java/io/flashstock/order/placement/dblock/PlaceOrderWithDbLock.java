@@ -7,6 +7,7 @@ import io.flashstock.order.placement.CheckedCommit;
 import io.flashstock.order.placement.FirstAnswer;
 import io.flashstock.order.placement.GateResult;
 import io.flashstock.order.placement.OrderCommand;
+import io.flashstock.order.placement.OrderFailures;
 import io.flashstock.order.placement.OrderMetrics;
 import io.flashstock.order.placement.OrderRows;
 import io.flashstock.order.placement.Outcome;
@@ -50,10 +51,10 @@ class PlaceOrderWithDbLock {
         try {
             return metrics.timeLocked(() -> commits.inTransaction(orderCode, () -> decide(command, orderCode)));
         } catch (CheckedCommit.NotWritten notWritten) {
-            throw PlaceOrder.failure(notWritten.getCause(), "the order could not be written; no stock was taken");
+            throw OrderFailures.failure(notWritten.getCause(), "the order could not be written; no stock was taken");
         } catch (CheckedCommit.OutcomeUnknown unknown) {
             log.warn("order {} of item {}: commit outcome unknown; reconcile the item", orderCode, command.itemCode());
-            throw PlaceOrder.outcomeUnknown(orderCode, "the database did not confirm the order; it may still appear: "
+            throw OrderFailures.outcomeUnknown(orderCode, "the database did not confirm the order; it may still appear: "
                     + "a retry with the same Idempotency-Key tells", unknown);
         }
     }

@@ -1,0 +1,22 @@
+package io.flashstock.order.queue;
+
+import io.flashstock.order.placement.GatePass;
+import io.flashstock.order.placement.QueueTickets;
+import io.flashstock.order.web.ProblemException;
+import io.flashstock.order.web.ProblemType;
+import org.springframework.stereotype.Component;
+
+/** An order's waiting-room ticket made its pass: it must parse, and be the body's item (the rest the take checks). */
+@Component
+class TicketAdmissions implements QueueTickets {
+
+    @Override
+    public GatePass admission(String ticketCode, String itemCode) {
+        var ticket = Ticket.parse(ticketCode).orElseThrow(PollTicket::unknown);
+        if (!ticket.itemCode().equals(itemCode)) {
+            throw new ProblemException(ProblemType.TICKET_MISMATCH, "the ticket was issued for another item")
+                    .with("itemCode", itemCode);
+        }
+        return new Admission(ticket);
+    }
+}
