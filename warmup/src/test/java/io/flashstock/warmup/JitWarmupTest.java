@@ -26,7 +26,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, classes = JitWarmupTest.App.class,
         properties = {"flashstock.warmup.requests=40", "flashstock.warmup.concurrency=3",
-                "flashstock.warmup.item-code=warm-item"})
+                "flashstock.warmup.item-code=warm-item",
+                // a starved box must not turn a slow 200 into a time-out: only the stand-in's 400s may fail
+                "flashstock.warmup.request-timeout=60s", "flashstock.warmup.deadline=5m"})
 class JitWarmupTest {
 
     @Autowired
