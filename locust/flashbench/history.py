@@ -13,7 +13,8 @@ What must hold (docs/reliability.md, issue 15):
 - **the per-user limit holds**: per generation, no user's committed units exceed the limit.
 
 Reported, not failing by themselves: **stranded** units (the Redis counter below baseline − Σ committed of the
-current generation: stock that can no longer be sold until someone repairs the counter), **surplus** units
+current generation, less the units unused purchase tokens hold until they expire: stock that can no longer be
+sold until someone repairs the counter), **surplus** units
 (the counter above it; the reconciliation fails on that), and committed orders that no 200 named (the client
 saw a transport error or an in-doubt 503).
 """
@@ -73,6 +74,7 @@ class History:
     current_generation: int
     redis_counter: int | None  # the item's counter after the run; None when Redis has none
     stock_level: StockLevel | None  # None when the stock database has no row for the item
+    token_held: int = 0  # units held by purchase tokens not yet redeemed, which come back when they expire
 
 
 @dataclass
@@ -193,8 +195,10 @@ def _judge_counter(h: History, v: Verdict) -> None:
     known = h.generations.get(h.current_generation)
     baseline = known.baseline if known else 0
     expected = baseline - _units_by_generation(h)[h.current_generation]
-    v.stranded = max(0, expected - h.redis_counter)
-    v.surplus = max(0, h.redis_counter - expected)
+    if h.token_held:
+        v.findings.append(f"{h.token_held} units held by unused purchase tokens: they come back when the tokens expire")
+    v.stranded = max(0, expected - h.token_held - h.redis_counter)
+    v.surplus = max(0, h.redis_counter + h.token_held - expected)
     if v.stranded:
         v.findings.append(f"{v.stranded} units stranded: Redis holds {h.redis_counter}, baseline − Σ committed "
                           f"is {expected}")

@@ -139,6 +139,19 @@ def test_stranded_units_are_reported_without_failing_the_run():
     assert any("stranded" in f for f in verdict.findings)
 
 
+def test_units_held_by_unused_tokens_are_not_stranded():
+    # the token gate's live holds lower the counter until they expire: held, not lost to the sale
+    verdict = check(replace(clean(), redis_counter=4, token_held=2))
+    assert verdict.stranded == 0
+    assert verdict.surplus == 0
+    assert verdict.findings == ["2 units held by unused purchase tokens: they come back when the tokens expire"]
+
+
+def test_stranded_units_beyond_the_token_holds_are_still_reported():
+    verdict = check(replace(clean(), redis_counter=3, token_held=2))
+    assert verdict.stranded == 1
+
+
 def test_a_counter_above_the_truth_is_reported_as_surplus():
     verdict = check(replace(clean(), redis_counter=9))
     assert verdict.surplus == 3

@@ -1,5 +1,6 @@
 """The verdict on a run: what the clients saw, and the whole history of requests judged against what the orders
 database, the stock database and Redis hold afterwards (flashbench/history.py), with the reconciliation."""
+import json
 import subprocess
 import time
 from collections import Counter
@@ -97,7 +98,7 @@ def judge(outcome: Outcome, run: Run, scenario: Scenario, out: Path) -> None:
     verdict = history.check(history.History(
         requests=run.load.judged_requests(orders), orders=orders, applied=probes.applied_orders(item),
         generations=run.generations, current_generation=generation, redis_counter=probes.redis_counter(item),
-        stock_level=probes.stock_level(item)))
+        stock_level=probes.stock_level(item), token_held=token_held(out)))
     for name in ("oversold", "lost", "applied_twice", "limit_exceeded", "refused_committed", "stranded", "surplus",
                  "committed_unanswered"):
         setattr(outcome, name, getattr(verdict, name))
@@ -125,6 +126,16 @@ def judge(outcome: Outcome, run: Run, scenario: Scenario, out: Path) -> None:
         outcome.notes += "reconciliation: " + " ".join(l for l in rec.stderr.splitlines() if "FAILED" in l) + "; "
     if not verdict.passed:
         outcome.notes += "; ".join(verdict.findings[:3]) + "; "
+
+
+def token_held(out: Path) -> int:
+    """The units the item's unused purchase tokens hold, from the reconciliation report just written to out; they
+    are not for sale until the tokens expire, and not stranded either."""
+    try:
+        report = json.loads((out / "reconciliation.json").read_text())
+    except (OSError, ValueError):
+        return 0
+    return sum((item.get("unusedTokens") or {}).get("units", 0) for item in report.get("items", []))
 
 
 def percentiles(values: list[float]) -> dict:
