@@ -4,11 +4,13 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -30,9 +32,8 @@ public final class KafkaTopics {
         List<String> names = topics.stream().map(NewTopic::name).toList();
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
             admin.createTopics(topics).all().get(LEADERS_DEADLINE.toSeconds(), TimeUnit.SECONDS);
-            await("leaders of " + names).atMost(LEADERS_DEADLINE).pollInterval(Duration.ofMillis(50))
-                    .until(() -> everyPartitionLed(admin.describeTopics(names).allTopicNames()
-                            .get(LEADERS_DEADLINE.toSeconds(), TimeUnit.SECONDS).values()));
+            awaitLeaders(names, () -> admin.describeTopics(names).allTopicNames()
+                    .get(LEADERS_DEADLINE.toSeconds(), TimeUnit.SECONDS).values());
         } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
             throw new IllegalStateException("could not create topics " + names, e);
         } catch (InterruptedException e) {
@@ -41,7 +42,20 @@ public final class KafkaTopics {
         }
     }
 
-    private static boolean everyPartitionLed(Collection<TopicDescription> topics) {
-        return topics.stream().flatMap(t -> t.partitions().stream()).allMatch(p -> p.leader() != null);
+    static void awaitLeaders(List<String> names, Callable<Collection<TopicDescription>> describe) {
+        await("leaders of " + names).atMost(LEADERS_DEADLINE).pollInterval(Duration.ofMillis(50))
+                .until(() -> everyPartitionLed(describe));
+    }
+
+    private static boolean everyPartitionLed(Callable<Collection<TopicDescription>> describe) throws Exception {
+        try {
+            return describe.call().stream().flatMap(t -> t.partitions().stream()).allMatch(p -> p.leader() != null);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                // the broker asked has not yet heard of the topic the controller just created
+                return false;
+            }
+            throw e;
+        }
     }
 }
