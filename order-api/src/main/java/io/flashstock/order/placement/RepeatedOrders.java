@@ -1,5 +1,14 @@
 package io.flashstock.order.placement;
 
+import io.flashstock.order.placement.commit.CheckedCommit;
+import io.flashstock.order.placement.commit.DurableIdempotencyKeys;
+import io.flashstock.order.placement.commit.OrderFailures;
+import io.flashstock.order.placement.commit.OrderRows;
+import io.flashstock.order.placement.core.FirstAnswer;
+import io.flashstock.order.placement.core.OrderCommand;
+import io.flashstock.order.placement.core.Outcome;
+import io.flashstock.order.placement.core.PlacementSettings;
+import io.flashstock.order.placement.gate.RedisStockGate;
 import io.flashstock.order.stock.StockReload;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;

@@ -1,6 +1,22 @@
 package io.flashstock.order.placement;
 
 import io.flashstock.contract.OutboxStatus;
+import io.flashstock.order.placement.commit.CheckedCommit;
+import io.flashstock.order.placement.commit.DurableIdempotencyKeys;
+import io.flashstock.order.placement.commit.FakeBatchWriter;
+import io.flashstock.order.placement.commit.GroupCommit;
+import io.flashstock.order.placement.commit.OrderRows;
+import io.flashstock.order.placement.core.FirstAnswer;
+import io.flashstock.order.placement.core.OrderAnswer;
+import io.flashstock.order.placement.core.OrderCommand;
+import io.flashstock.order.placement.core.OrderMetrics;
+import io.flashstock.order.placement.core.Outcome;
+import io.flashstock.order.placement.core.PlacedOrder;
+import io.flashstock.order.placement.core.TestSettings;
+import io.flashstock.order.placement.gate.GateResult;
+import io.flashstock.order.placement.gate.RedisStockGate;
+import io.flashstock.order.placement.guard.DatabaseBreaker;
+import io.flashstock.order.placement.indoubt.InDoubtOrders;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.MissingCounters;
 import io.flashstock.order.stock.StockItems;
