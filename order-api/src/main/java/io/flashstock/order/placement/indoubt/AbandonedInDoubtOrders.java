@@ -1,20 +1,11 @@
 package io.flashstock.order.placement.indoubt;
 
-import io.flashstock.order.placement.commit.OrderRows;
-import io.flashstock.order.placement.core.GatePass;
 import io.flashstock.order.placement.core.PlacementSettings;
-import io.flashstock.order.placement.core.RecordedPasses;
 import io.flashstock.order.placement.gate.InDoubtEntry;
-import io.flashstock.order.placement.gate.RedisStockGate;
-import io.flashstock.order.placement.guard.DatabaseBreaker;
-import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockItems;
 import io.flashstock.order.stock.StockReload;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.dao.DataAccessException;
 import org.springframework.stereotype.Component;
@@ -36,11 +27,9 @@ import java.util.concurrent.TimeUnit;
  * ({@link InDoubtRecords}; every {@value #SWEEP_EVERY_ROUNDS}th round, every item sold through Redis that has any)
  * and, under the item's lock, so that one order-api at a time settles an item's, takes an entry for abandoned once
  * it is older than {@code abandoned-after} and the mark of life of the order-api holding it has expired
- * ({@link OrderApiLiveness}). It is then settled as its own order-api would have: found committed, it stands;
- * absent, its stock is given back under the same fence (not to a counter loaded since, and once: the record is the
- * guard), its Idempotency-Key forgotten, so that a retry is served, and its pass restored. Entries this version
- * cannot read (an older one's) are settled by recounting the item. On a thread of its own, as a lookup may wait for
- * the database.
+ * ({@link OrderApiLiveness}). It is then settled as its own order-api would have ({@link AbandonedOrderSettlement}).
+ * Entries this version cannot read (an older one's) are settled by recounting the item. On a thread of its own, as a
+ * lookup may wait for the database.
  */
 @Component
 class AbandonedInDoubtOrders implements SmartLifecycle {
@@ -50,36 +39,24 @@ class AbandonedInDoubtOrders implements SmartLifecycle {
     static final int SWEEP_EVERY_ROUNDS = 10;
 
     private final InDoubtRecords records;
-    private final RedisStockGate gate;
-    private final OrderRows rows;
     private final StockItems stockItems;
     private final OrderApiLiveness liveness;
     private final StockReload reloads;
-    private final ObjectProvider<RecordedPasses> passes;
+    private final AbandonedOrderSettlement settlement;
     private final Duration every;
     private final Duration abandonedAfter;
-    private final Counter committed;
-    private final Counter givenBack;
-    private final Counter recounted;
     private long rounds;
     private ScheduledExecutorService settler;
 
-    AbandonedInDoubtOrders(InDoubtRecords records, RedisStockGate gate, OrderRows rows, StockItems stockItems,
-                           OrderApiLiveness liveness, StockReload reloads, ObjectProvider<RecordedPasses> passes,
-                           PlacementSettings settings, MeterRegistry meters) {
+    AbandonedInDoubtOrders(InDoubtRecords records, StockItems stockItems, OrderApiLiveness liveness,
+                           StockReload reloads, AbandonedOrderSettlement settlement, PlacementSettings settings) {
         this.records = records;
         this.stockItems = stockItems;
-        this.gate = gate;
-        this.rows = rows;
         this.liveness = liveness;
         this.reloads = reloads;
-        this.passes = passes;
+        this.settlement = settlement;
         this.every = settings.inDoubt().checkEvery();
         this.abandonedAfter = settings.inDoubt().abandonedAfter();
-        // the counters InDoubtOrders counts its own settlements with
-        committed = InDoubtOrders.settled(meters, "committed");
-        givenBack = InDoubtOrders.settled(meters, "given_back");
-        recounted = InDoubtOrders.settled(meters, "recounted");
     }
 
     /**
@@ -144,7 +121,7 @@ class AbandonedInDoubtOrders implements SmartLifecycle {
             Map<String, Boolean> live = new HashMap<>();
             for (InDoubtEntry entry : entries.readable()) {
                 if (abandoned(entry, now, live)) {
-                    settleOne(entry);
+                    settlement.settle(entry);
                 }
             }
         } finally {
@@ -156,51 +133,6 @@ class AbandonedInDoubtOrders implements SmartLifecycle {
     private boolean abandoned(InDoubtEntry entry, long now, Map<String, Boolean> live) {
         return !entry.owner().equals(liveness.self()) && now - entry.heldAtMillis() >= abandonedAfter.toMillis()
                 && !live.computeIfAbsent(entry.owner(), liveness::isLive);
-    }
-
-    private void settleOne(InDoubtEntry entry) {
-        String order = entry.orderCode();
-        try {
-            if (rows.committed(order)) {
-                if (gate.releaseRecorded(entry)) {
-                    committed.increment();
-                    log.info("order {} of item {}, in doubt at order-api {} which is gone, was committed after all: it "
-                            + "stands", order, entry.itemCode(), entry.owner());
-                }
-                return;
-            }
-        } catch (DataAccessException notYet) {
-            if (DatabaseBreaker.isUnreachable(notYet)) {
-                throw notYet;
-            }
-            log.debug("order {} in doubt not settled yet: {}", order, notYet.toString());
-            return;
-        }
-        Optional<GatePass> pass = restoredPass(entry);
-        if (entry.gate() != Gate.REDIS && pass.isEmpty()) {
-            log.error("order {} of item {} in doubt came through the {} gate, whose pass '{}' cannot be restored here; "
-                    + "its {} units stay taken: reconcile the item", order, entry.itemCode(), entry.gate().code(),
-                    entry.pass(), entry.quantity());
-            return;
-        }
-        if (gate.giveBackRecorded(entry, pass.orElse(null))) {
-            givenBack.increment();
-            log.info("order {} of item {}, in doubt at order-api {} which is gone, was not committed: its {} units were "
-                    + "given back", order, entry.itemCode(), entry.owner(), entry.quantity());
-        } else {
-            recounted.increment();
-            log.info("order {} of item {}, in doubt at order-api {} which is gone, was not committed; the item was "
-                    + "reloaded or reset since (or Redis lost its counter), so nothing was given back", order,
-                    entry.itemCode(), entry.owner());
-        }
-    }
-
-    private Optional<GatePass> restoredPass(InDoubtEntry entry) {
-        if (entry.gate() == Gate.REDIS) {
-            return Optional.empty();
-        }
-        return passes.stream().filter(p -> p.gate() == entry.gate()).findFirst()
-                .flatMap(p -> p.restore(entry.pass()));
     }
 
     /** Entries of another version: what they hold is not known here, but a recount settles every entry at once. */

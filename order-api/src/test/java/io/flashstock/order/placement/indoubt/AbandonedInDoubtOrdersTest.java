@@ -57,10 +57,11 @@ class AbandonedInDoubtOrdersTest {
     private final StockReload reloads = mock(StockReload.class);
     private final RecordedPasses tickets = mock(RecordedPasses.class);
     private final StockItems items = mock(StockItems.class);
-    private final AbandonedInDoubtOrders abandoned = new AbandonedInDoubtOrders(records, gate, rows, items, liveness,
-            reloads,
-            new StaticListableBeanFactory(Map.of("tickets", tickets)).getBeanProvider(RecordedPasses.class),
-            TestSettings.defaults(), meters);
+    private final AbandonedInDoubtOrders abandoned = new AbandonedInDoubtOrders(records, items, liveness, reloads,
+            new AbandonedOrderSettlement(gate, rows,
+                    new StaticListableBeanFactory(Map.of("tickets", tickets)).getBeanProvider(RecordedPasses.class),
+                    meters),
+            TestSettings.defaults());
 
     @BeforeEach
     void redis() {
