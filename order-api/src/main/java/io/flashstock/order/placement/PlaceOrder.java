@@ -11,6 +11,7 @@ import io.flashstock.order.placement.core.Outcome;
 import io.flashstock.order.placement.core.PlacedOrder;
 import io.flashstock.order.placement.gate.GateResult;
 import io.flashstock.order.placement.gate.RedisStockGate;
+import io.flashstock.order.placement.gate.TakenStock;
 import io.flashstock.order.placement.guard.DatabaseBreaker;
 import io.flashstock.order.placement.indoubt.InDoubtOrders;
 import io.flashstock.order.stock.Gate;
@@ -51,6 +52,7 @@ public class PlaceOrder {
     /** UUIDv7: time-ordered (index-friendly) with 74 random bits, so codes never collide. */
     private final TimeBasedEpochGenerator uuids = Generators.timeBasedEpochGenerator();
     private final RedisStockGate gate;
+    private final TakenStock taken;
     private final GroupCommit groupCommit;
     private final RepeatedOrders repeated;
     private final InDoubtOrders inDoubt;
@@ -61,10 +63,11 @@ public class PlaceOrder {
     private final RefusalMemory refusals;
     private final Clock clock;
 
-    PlaceOrder(RedisStockGate gate, GroupCommit groupCommit, RepeatedOrders repeated, InDoubtOrders inDoubt,
-               DatabaseBreaker breaker, MissingCounters missingCounters, StockReload reloads, OrderMetrics metrics,
-               RefusalMemory refusals, Clock clock) {
+    PlaceOrder(RedisStockGate gate, TakenStock taken, GroupCommit groupCommit, RepeatedOrders repeated,
+               InDoubtOrders inDoubt, DatabaseBreaker breaker, MissingCounters missingCounters, StockReload reloads,
+               OrderMetrics metrics, RefusalMemory refusals, Clock clock) {
         this.gate = gate;
+        this.taken = taken;
         this.groupCommit = groupCommit;
         this.repeated = repeated;
         this.inDoubt = inDoubt;
@@ -150,7 +153,7 @@ public class PlaceOrder {
     private void giveBack(PlacedOrder order) {
         var command = order.command();
         try {
-            boolean given = gate.giveBack(order);
+            boolean given = taken.giveBack(order);
             metrics.compensated(given);
             if (!given) {
                 log.info("order {} not written; its {} units of {} were not given back: the counter was reset or "

@@ -4,7 +4,7 @@ import io.flashstock.order.placement.commit.OrderRows;
 import io.flashstock.order.placement.core.GatePass;
 import io.flashstock.order.placement.core.RecordedPasses;
 import io.flashstock.order.placement.gate.InDoubtEntry;
-import io.flashstock.order.placement.gate.RedisStockGate;
+import io.flashstock.order.placement.gate.TakenStock;
 import io.flashstock.order.placement.guard.DatabaseBreaker;
 import io.flashstock.order.stock.Gate;
 import io.micrometer.core.instrument.Counter;
@@ -29,16 +29,16 @@ class AbandonedOrderSettlement {
     // the logger of the round it was split from, so that the log lines read as before
     private static final Logger log = LoggerFactory.getLogger(AbandonedInDoubtOrders.class);
 
-    private final RedisStockGate gate;
+    private final TakenStock taken;
     private final OrderRows rows;
     private final ObjectProvider<RecordedPasses> passes;
     private final Counter committed;
     private final Counter givenBack;
     private final Counter recounted;
 
-    AbandonedOrderSettlement(RedisStockGate gate, OrderRows rows, ObjectProvider<RecordedPasses> passes,
+    AbandonedOrderSettlement(TakenStock taken, OrderRows rows, ObjectProvider<RecordedPasses> passes,
                              MeterRegistry meters) {
-        this.gate = gate;
+        this.taken = taken;
         this.rows = rows;
         this.passes = passes;
         // the counters InDoubtOrders counts its own settlements with
@@ -52,7 +52,7 @@ class AbandonedOrderSettlement {
         String order = entry.orderCode();
         try {
             if (rows.committed(order)) {
-                if (gate.releaseRecorded(entry)) {
+                if (taken.releaseRecorded(entry)) {
                     committed.increment();
                     log.info("order {} of item {}, in doubt at order-api {} which is gone, was committed after all: it "
                             + "stands", order, entry.itemCode(), entry.owner());
@@ -73,7 +73,7 @@ class AbandonedOrderSettlement {
                     entry.pass(), entry.quantity());
             return;
         }
-        if (gate.giveBackRecorded(entry, pass.orElse(null))) {
+        if (taken.giveBackRecorded(entry, pass.orElse(null))) {
             givenBack.increment();
             log.info("order {} of item {}, in doubt at order-api {} which is gone, was not committed: its {} units were "
                     + "given back", order, entry.itemCode(), entry.owner(), entry.quantity());

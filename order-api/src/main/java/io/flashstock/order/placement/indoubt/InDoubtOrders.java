@@ -4,7 +4,7 @@ import io.flashstock.order.placement.commit.OrderRows;
 import io.flashstock.order.placement.core.PlacedOrder;
 import io.flashstock.order.placement.core.PlacementSettings;
 import io.flashstock.order.placement.gate.InDoubtEntry;
-import io.flashstock.order.placement.gate.RedisStockGate;
+import io.flashstock.order.placement.gate.TakenStock;
 import io.flashstock.order.placement.guard.DatabaseBreaker;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -37,7 +37,7 @@ public class InDoubtOrders implements SchedulingConfigurer {
     private static final Logger log = LoggerFactory.getLogger(InDoubtOrders.class);
 
     private final ConcurrentLinkedQueue<PlacedOrder> pending = new ConcurrentLinkedQueue<>();
-    private final RedisStockGate gate;
+    private final TakenStock taken;
     private final InDoubtRecords records;
     private final OrderApiLiveness liveness;
     private final OrderRows rows;
@@ -46,9 +46,9 @@ public class InDoubtOrders implements SchedulingConfigurer {
     private final Counter givenBack;
     private final Counter recounted;
 
-    InDoubtOrders(RedisStockGate gate, InDoubtRecords records, OrderApiLiveness liveness, OrderRows rows,
+    InDoubtOrders(TakenStock taken, InDoubtRecords records, OrderApiLiveness liveness, OrderRows rows,
                   PlacementSettings settings, MeterRegistry meters) {
-        this.gate = gate;
+        this.taken = taken;
         this.records = records;
         this.liveness = liveness;
         this.rows = rows;
@@ -73,7 +73,7 @@ public class InDoubtOrders implements SchedulingConfigurer {
     /** Holds an order whose commit outcome is unknown; it keeps its stock until it is settled. */
     public void hold(PlacedOrder order) {
         try {
-            gate.holdInDoubt(order, liveness.self());
+            taken.holdInDoubt(order, liveness.self());
         } catch (DataAccessException e) {
             // the record guards the give-back: without it, none could be given, so the order is left as drift
             log.error("order {} of item {}: commit outcome unknown and Redis did not record it ({}); its {} units "
@@ -136,10 +136,10 @@ public class InDoubtOrders implements SchedulingConfigurer {
     private void settle(PlacedOrder order) {
         var command = order.command();
         if (rows.committed(order.orderCode())) {
-            gate.releaseInDoubt(order);
+            taken.releaseInDoubt(order);
             committed.increment();
             log.info("order {} of item {} was committed after all: it stands", order.orderCode(), command.itemCode());
-        } else if (gate.giveBackInDoubt(order)) {
+        } else if (taken.giveBackInDoubt(order)) {
             givenBack.increment();
             log.info("order {} of item {} was not committed: its {} units were given back", order.orderCode(),
                     command.itemCode(), command.quantity());

@@ -5,7 +5,7 @@ import io.flashstock.order.placement.core.GatePass;
 import io.flashstock.order.placement.core.RecordedPasses;
 import io.flashstock.order.placement.core.TestSettings;
 import io.flashstock.order.placement.gate.InDoubtEntry;
-import io.flashstock.order.placement.gate.RedisStockGate;
+import io.flashstock.order.placement.gate.TakenStock;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockItems;
 import io.flashstock.order.stock.StockReload;
@@ -38,7 +38,7 @@ import static org.mockito.Mockito.verifyNoInteractions;
 import static org.mockito.Mockito.when;
 
 /**
- * The settlement of orders in doubt whose order-api is gone, with Redis (records, gate, marks of life), the order
+ * The settlement of orders in doubt whose order-api is gone, with Redis (records, taken stock, lives), the order
  * rows and the recount mocked; each round is run by calling {@link AbandonedInDoubtOrders#settle()} as its thread
  * would. Redis's clock reads {@link #NOW}; entries are held by {@code gone} (no mark of life), {@code alive} or this
  * order-api. How they were settled is read from {@code flashstock.order.in-doubt.settled}.
@@ -51,14 +51,14 @@ class AbandonedInDoubtOrdersTest {
 
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final InDoubtRecords records = mock(InDoubtRecords.class);
-    private final RedisStockGate gate = mock(RedisStockGate.class);
+    private final TakenStock taken = mock(TakenStock.class);
     private final OrderRows rows = mock(OrderRows.class);
     private final OrderApiLiveness liveness = mock(OrderApiLiveness.class);
     private final StockReload reloads = mock(StockReload.class);
     private final RecordedPasses tickets = mock(RecordedPasses.class);
     private final StockItems items = mock(StockItems.class);
     private final AbandonedInDoubtOrders abandoned = new AbandonedInDoubtOrders(records, items, liveness, reloads,
-            new AbandonedOrderSettlement(gate, rows,
+            new AbandonedOrderSettlement(taken, rows,
                     new StaticListableBeanFactory(Map.of("tickets", tickets)).getBeanProvider(RecordedPasses.class),
                     meters),
             TestSettings.defaults());
@@ -78,12 +78,12 @@ class AbandonedInDoubtOrdersTest {
         var entry = entry("a", "gone", OLD_ENOUGH);
         holding(entry);
         when(rows.committed("a")).thenReturn(true);
-        when(gate.releaseRecorded(entry)).thenReturn(true);
+        when(taken.releaseRecorded(entry)).thenReturn(true);
 
         abandoned.settle();
 
-        verify(gate).releaseRecorded(entry);
-        verify(gate, never()).giveBackRecorded(any(), any());
+        verify(taken).releaseRecorded(entry);
+        verify(taken, never()).giveBackRecorded(any(), any());
         verify(records).unlock("item", "lock");
         assertThat(settled()).isEqualTo(Map.of("committed", 1.0));
     }
@@ -92,12 +92,12 @@ class AbandonedInDoubtOrdersTest {
     void anOrderOfAnOrderApiThatIsGoneFoundAbsentGetsItsStockBack() {
         var entry = entry("a", "gone", OLD_ENOUGH);
         holding(entry);
-        when(gate.giveBackRecorded(entry, null)).thenReturn(true);
+        when(taken.giveBackRecorded(entry, null)).thenReturn(true);
 
         abandoned.settle();
 
-        verify(gate).giveBackRecorded(entry, null);
-        verify(gate, never()).releaseRecorded(any());
+        verify(taken).giveBackRecorded(entry, null);
+        verify(taken, never()).releaseRecorded(any());
         assertThat(settled()).isEqualTo(Map.of("given_back", 1.0));
     }
 
@@ -116,11 +116,11 @@ class AbandonedInDoubtOrdersTest {
         GatePass admission = mock(GatePass.class);
         holding(entry);
         when(tickets.restore("ticket-code")).thenReturn(Optional.of(admission));
-        when(gate.giveBackRecorded(entry, admission)).thenReturn(true);
+        when(taken.giveBackRecorded(entry, admission)).thenReturn(true);
 
         abandoned.settle();
 
-        verify(gate).giveBackRecorded(entry, admission);
+        verify(taken).giveBackRecorded(entry, admission);
         assertThat(settled()).isEqualTo(Map.of("given_back", 1.0));
     }
 
@@ -131,7 +131,7 @@ class AbandonedInDoubtOrdersTest {
 
         abandoned.settle();
 
-        verify(gate, never()).giveBackRecorded(any(), any());
+        verify(taken, never()).giveBackRecorded(any(), any());
         assertThat(settled()).isEmpty();
     }
 
@@ -193,12 +193,12 @@ class AbandonedInDoubtOrdersTest {
         holding(stuck, next);
         when(rows.committed("stuck")).thenThrow(new CannotAcquireLockException("lock wait timeout"));
         when(rows.committed("next")).thenReturn(true);
-        when(gate.releaseRecorded(next)).thenReturn(true);
+        when(taken.releaseRecorded(next)).thenReturn(true);
 
         abandoned.settle();
 
-        verify(gate, never()).releaseRecorded(stuck);
-        verify(gate, never()).giveBackRecorded(eq(stuck), any());
+        verify(taken, never()).releaseRecorded(stuck);
+        verify(taken, never()).giveBackRecorded(eq(stuck), any());
         assertThat(settled()).isEqualTo(Map.of("committed", 1.0));
         verify(records).unlock("item", "lock");
     }
@@ -222,7 +222,7 @@ class AbandonedInDoubtOrdersTest {
         var entry = entry("a", "gone", OLD_ENOUGH);
         holding(entry);
         when(rows.committed("a")).thenReturn(true);
-        when(gate.releaseRecorded(entry)).thenReturn(false);
+        when(taken.releaseRecorded(entry)).thenReturn(false);
 
         abandoned.settle();
 

@@ -4,7 +4,7 @@ import io.flashstock.order.placement.commit.OrderRows;
 import io.flashstock.order.placement.core.OrderCommand;
 import io.flashstock.order.placement.core.PlacedOrder;
 import io.flashstock.order.placement.core.TestSettings;
-import io.flashstock.order.placement.gate.RedisStockGate;
+import io.flashstock.order.placement.gate.TakenStock;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,18 +31,18 @@ import static org.mockito.Mockito.verifyNoInteractions;
 import static org.mockito.Mockito.when;
 
 /**
- * The orders in doubt, with Redis (the gate) and the order rows mocked; each round is run by calling
+ * The orders in doubt, with Redis (the taken stock) and the order rows mocked; each round is run by calling
  * {@link InDoubtOrders#settle()} as the scheduler would. The held orders are read from the
  * {@code flashstock.order.in-doubt} gauge, and how they were settled from {@code flashstock.order.in-doubt.settled}.
  */
 class InDoubtOrdersTest {
 
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-    private final RedisStockGate gate = mock(RedisStockGate.class);
+    private final TakenStock taken = mock(TakenStock.class);
     private final InDoubtRecords records = mock(InDoubtRecords.class);
     private final OrderApiLiveness liveness = mock(OrderApiLiveness.class);
     private final OrderRows rows = mock(OrderRows.class);
-    private final InDoubtOrders inDoubt = new InDoubtOrders(gate, records, liveness, rows, TestSettings.defaults(),
+    private final InDoubtOrders inDoubt = new InDoubtOrders(taken, records, liveness, rows, TestSettings.defaults(),
             meters);
 
     @BeforeEach
@@ -56,7 +56,7 @@ class InDoubtOrdersTest {
 
         inDoubt.hold(order);
 
-        verify(gate).holdInDoubt(order, "this-order-api");
+        verify(taken).holdInDoubt(order, "this-order-api");
         verify(records).list("item");
         assertThat(held()).isEqualTo(1);
         assertThat(settled()).isEmpty();
@@ -65,14 +65,14 @@ class InDoubtOrdersTest {
     @Test
     void anOrderRedisCouldNotRecordIsNotHeldSinceItsStockCouldNotBeGivenBack() {
         var order = order("a");
-        doThrow(new RedisConnectionFailureException("redis down")).when(gate).holdInDoubt(order, "this-order-api");
+        doThrow(new RedisConnectionFailureException("redis down")).when(taken).holdInDoubt(order, "this-order-api");
 
         inDoubt.hold(order);
         inDoubt.settle();
 
         assertThat(held()).isZero();
         verifyNoInteractions(rows, records);
-        verify(gate, never()).giveBackInDoubt(any());
+        verify(taken, never()).giveBackInDoubt(any());
     }
 
     @Test
@@ -85,7 +85,7 @@ class InDoubtOrdersTest {
 
         assertThat(held()).isEqualTo(1);
         inDoubt.settle();
-        verify(gate).releaseInDoubt(order);
+        verify(taken).releaseInDoubt(order);
         assertThat(settled()).isEqualTo(Map.of("committed", 1.0));
     }
 
@@ -97,8 +97,8 @@ class InDoubtOrdersTest {
 
         inDoubt.settle();
 
-        verify(gate).releaseInDoubt(order);
-        verify(gate, never()).giveBackInDoubt(any());
+        verify(taken).releaseInDoubt(order);
+        verify(taken, never()).giveBackInDoubt(any());
         assertThat(held()).isZero();
         assertThat(settled()).isEqualTo(Map.of("committed", 1.0));
     }
@@ -108,12 +108,12 @@ class InDoubtOrdersTest {
         var order = order("a");
         inDoubt.hold(order);
         when(rows.committed("a")).thenReturn(false);
-        when(gate.giveBackInDoubt(order)).thenReturn(true);
+        when(taken.giveBackInDoubt(order)).thenReturn(true);
 
         inDoubt.settle();
 
-        verify(gate).giveBackInDoubt(order);
-        verify(gate, never()).releaseInDoubt(any());
+        verify(taken).giveBackInDoubt(order);
+        verify(taken, never()).releaseInDoubt(any());
         assertThat(held()).isZero();
         assertThat(settled()).isEqualTo(Map.of("given_back", 1.0));
     }
@@ -123,7 +123,7 @@ class InDoubtOrdersTest {
         var order = order("a");
         inDoubt.hold(order);
         when(rows.committed("a")).thenReturn(false);
-        when(gate.giveBackInDoubt(order)).thenReturn(false);
+        when(taken.giveBackInDoubt(order)).thenReturn(false);
 
         inDoubt.settle();
 
@@ -143,13 +143,13 @@ class InDoubtOrdersTest {
         inDoubt.settle();
 
         verify(rows, times(1)).committed("stuck");
-        verify(gate).releaseInDoubt(next);
+        verify(taken).releaseInDoubt(next);
         assertThat(held()).isEqualTo(1);
         assertThat(settled()).isEqualTo(Map.of("committed", 1.0));
 
         inDoubt.settle();
 
-        verify(gate).releaseInDoubt(stuck);
+        verify(taken).releaseInDoubt(stuck);
         assertThat(held()).isZero();
         assertThat(settled()).isEqualTo(Map.of("committed", 2.0));
     }
@@ -174,11 +174,11 @@ class InDoubtOrdersTest {
         inDoubt.hold(a);
         inDoubt.hold(b);
         when(rows.committed(anyString())).thenReturn(false);
-        when(gate.giveBackInDoubt(any())).thenThrow(new RedisConnectionFailureException("redis down"));
+        when(taken.giveBackInDoubt(any())).thenThrow(new RedisConnectionFailureException("redis down"));
 
         inDoubt.settle();
 
-        verify(gate, times(1)).giveBackInDoubt(any());
+        verify(taken, times(1)).giveBackInDoubt(any());
         assertThat(held()).isEqualTo(2);
         assertThat(settled()).isEmpty();
     }
@@ -191,13 +191,13 @@ class InDoubtOrdersTest {
         inDoubt.hold(b);
         when(rows.committed("a")).thenThrow(new DataAccessResourceFailureException("down")).thenReturn(true);
         when(rows.committed("b")).thenReturn(false);
-        when(gate.giveBackInDoubt(b)).thenReturn(true);
+        when(taken.giveBackInDoubt(b)).thenReturn(true);
 
         inDoubt.settle();
         inDoubt.settle();
 
-        verify(gate).releaseInDoubt(a);
-        verify(gate).giveBackInDoubt(b);
+        verify(taken).releaseInDoubt(a);
+        verify(taken).giveBackInDoubt(b);
         assertThat(held()).isZero();
         assertThat(settled()).isEqualTo(Map.of("committed", 1.0, "given_back", 1.0));
     }
@@ -213,7 +213,7 @@ class InDoubtOrdersTest {
 
         inDoubt.settleBeforeShutdown();
 
-        verify(gate).releaseInDoubt(a);
+        verify(taken).releaseInDoubt(a);
         assertThat(held()).as("left to the reconciliation").isEqualTo(1);
         assertThat(settled()).isEqualTo(Map.of("committed", 1.0));
     }
