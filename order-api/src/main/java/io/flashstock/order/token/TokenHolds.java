@@ -1,7 +1,7 @@
 package io.flashstock.order.token;
 
-import io.flashstock.order.placement.PlacementSettings;
-import io.flashstock.order.placement.SlotMovingRetry;
+import io.flashstock.order.placement.core.PlacementSettings;
+import io.flashstock.order.placement.gate.SlotMovingRetry;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.RedisScripts;
 import io.flashstock.order.stock.StockKeys;
