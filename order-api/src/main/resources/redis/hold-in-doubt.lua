@@ -1,4 +1,4 @@
--- Holds an order in doubt (io.flashstock.order.placement.InDoubtEntry): its entry, stamped with Redis's clock, so
+-- Holds an order in doubt (io.flashstock.order.placement.gate.InDoubtEntry): its entry, stamped with Redis's clock, so
 -- that every order-api judges its age by the same clock.
 -- KEYS[1] stock:{item}:in-doubt   ARGV[1] order code   ARGV[2] the entry before its time   ARGV[3] the entry after it
 local time = redis.call('TIME')

@@ -18,7 +18,7 @@ local function admission_member(id, quantity)
 end
 
 -- units held by orders whose commit is in doubt: they may come back to the counter. Each entry starts with its
--- units (io.flashstock.order.placement.InDoubtEntry)
+-- units (io.flashstock.order.placement.gate.InDoubtEntry)
 local function in_doubt_units(key)
   local sum = 0
   for _, entry in ipairs(redis.call('HVALS', key)) do

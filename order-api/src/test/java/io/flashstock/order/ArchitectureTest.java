@@ -10,6 +10,7 @@ import io.flashstock.order.web.ProblemType;
 import org.springframework.http.ResponseEntity;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /**
@@ -41,6 +42,31 @@ class ArchitectureTest {
                     .should().dependOnClassesThat().belongToAnyOf(ProblemException.class, ProblemType.class,
                             ResponseEntity.class)
                     .orShould().dependOnClassesThat().resideInAPackage("org.springframework.web.."));
+
+    /**
+     * Who may use whom inside {@code placement}: the use case (the package itself: endpoint, {@code PlaceOrder},
+     * repeated orders) on top, the DB-lock baseline beside it; then the settling of orders in doubt; then the Redis
+     * gate and the group commit, which do not know each other; the guards (breaker, shedding, latency) under the
+     * commit; and {@code core}, the order's own types, settings and meters, which uses none of them. Dependencies
+     * from outside {@code placement} are not this rule's business.
+     */
+    @ArchTest
+    static final ArchRule placementLayers = layeredArchitecture().consideringOnlyDependenciesInLayers()
+            .layer("use case").definedBy("io.flashstock.order.placement")
+            .layer("DB-lock baseline").definedBy("io.flashstock.order.placement.dblock..")
+            .layer("in doubt").definedBy("io.flashstock.order.placement.indoubt..")
+            .layer("gate").definedBy("io.flashstock.order.placement.gate..")
+            .layer("commit").definedBy("io.flashstock.order.placement.commit..")
+            .layer("guard").definedBy("io.flashstock.order.placement.guard..")
+            .layer("core").definedBy("io.flashstock.order.placement.core..")
+            .whereLayer("use case").mayOnlyBeAccessedByLayers("DB-lock baseline")
+            .whereLayer("DB-lock baseline").mayNotBeAccessedByAnyLayer()
+            .whereLayer("in doubt").mayOnlyBeAccessedByLayers("use case")
+            .whereLayer("gate").mayOnlyBeAccessedByLayers("use case", "DB-lock baseline", "in doubt")
+            .whereLayer("commit").mayOnlyBeAccessedByLayers("use case", "DB-lock baseline", "in doubt")
+            .whereLayer("guard").mayOnlyBeAccessedByLayers("use case", "DB-lock baseline", "in doubt", "commit")
+            .whereLayer("core").mayOnlyBeAccessedByLayers("use case", "DB-lock baseline", "in doubt", "gate",
+                    "commit", "guard");
 
     /** The DB-lock baseline is only there to be compared with: the engine never reaches into it. */
     @ArchTest

@@ -1,5 +1,8 @@
 package io.flashstock.order.placement;
 
+import io.flashstock.order.placement.core.OrderCommand;
+import io.flashstock.order.placement.core.OrderMetrics;
+import io.flashstock.order.placement.core.Outcome;
 import io.flashstock.order.stock.Gate;
 import org.springframework.stereotype.Component;
 

@@ -1,5 +1,8 @@
 package io.flashstock.order.placement;
 
+import io.flashstock.order.placement.core.GateEndpoints;
+import io.flashstock.order.placement.core.OrderCommand;
+import io.flashstock.order.placement.core.Outcome;
 import io.flashstock.order.web.ProblemType;
 import io.flashstock.order.web.Problems;
 import io.flashstock.warmup.WarmupTicket;

@@ -1,5 +1,7 @@
 package io.flashstock.order.placement;
 
+import io.flashstock.order.placement.core.GateEndpoints;
+import io.flashstock.order.placement.core.OrderMetrics;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.web.RejectionListener;
 import jakarta.servlet.http.HttpServletRequest;

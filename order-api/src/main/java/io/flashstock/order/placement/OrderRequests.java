@@ -1,6 +1,7 @@
 package io.flashstock.order.placement;
 
 import io.flashstock.contract.OutboxStatus;
+import io.flashstock.order.placement.core.OrderCommand;
 import io.flashstock.order.web.InputRules;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;

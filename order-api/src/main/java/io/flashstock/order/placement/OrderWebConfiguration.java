@@ -1,5 +1,6 @@
 package io.flashstock.order.placement;
 
+import io.flashstock.order.placement.core.GateEndpoints;
 import io.flashstock.order.web.SingleIdempotencyKey;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.web.servlet.config.annotation.InterceptorRegistry;

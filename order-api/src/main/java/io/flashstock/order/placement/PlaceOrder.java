@@ -2,6 +2,18 @@ package io.flashstock.order.placement;
 
 import com.fasterxml.uuid.Generators;
 import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
+import io.flashstock.order.placement.commit.CheckedCommit;
+import io.flashstock.order.placement.commit.GroupCommit;
+import io.flashstock.order.placement.commit.OrderFailures;
+import io.flashstock.order.placement.core.OrderCommand;
+import io.flashstock.order.placement.core.OrderMetrics;
+import io.flashstock.order.placement.core.Outcome;
+import io.flashstock.order.placement.core.PlacedOrder;
+import io.flashstock.order.placement.gate.GateResult;
+import io.flashstock.order.placement.gate.RedisStockGate;
+import io.flashstock.order.placement.gate.TakenStock;
+import io.flashstock.order.placement.guard.DatabaseBreaker;
+import io.flashstock.order.placement.indoubt.InDoubtOrders;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.MissingCounters;
 import io.flashstock.order.stock.StockReload;
@@ -18,7 +30,7 @@ import java.util.Optional;
 
 /**
  * Places an order: (1) the Redis gate takes the quantity, atomically; (2) one transaction writes the order
- * and its outbox row, if the item's counter was not rebuilt since (1) ({@link LoadFence}); (3) if that
+ * and its outbox row, if the item's counter was not rebuilt since (1) ({@code LoadFence}); (3) if that
  * transaction did not commit, the quantity is given back before the answer; if whether it committed cannot be
  * found out, the order keeps its quantity until {@link InDoubtOrders} can. An accepted order is therefore
  * durable before it is answered, and Redis is only ever left lower than the orders say (by a crash between
@@ -40,6 +52,7 @@ public class PlaceOrder {
     /** UUIDv7: time-ordered (index-friendly) with 74 random bits, so codes never collide. */
     private final TimeBasedEpochGenerator uuids = Generators.timeBasedEpochGenerator();
     private final RedisStockGate gate;
+    private final TakenStock taken;
     private final GroupCommit groupCommit;
     private final RepeatedOrders repeated;
     private final InDoubtOrders inDoubt;
@@ -50,10 +63,11 @@ public class PlaceOrder {
     private final RefusalMemory refusals;
     private final Clock clock;
 
-    PlaceOrder(RedisStockGate gate, GroupCommit groupCommit, RepeatedOrders repeated, InDoubtOrders inDoubt,
-               DatabaseBreaker breaker, MissingCounters missingCounters, StockReload reloads, OrderMetrics metrics,
-               RefusalMemory refusals, Clock clock) {
+    PlaceOrder(RedisStockGate gate, TakenStock taken, GroupCommit groupCommit, RepeatedOrders repeated,
+               InDoubtOrders inDoubt, DatabaseBreaker breaker, MissingCounters missingCounters, StockReload reloads,
+               OrderMetrics metrics, RefusalMemory refusals, Clock clock) {
         this.gate = gate;
+        this.taken = taken;
         this.groupCommit = groupCommit;
         this.repeated = repeated;
         this.inDoubt = inDoubt;
@@ -139,7 +153,7 @@ public class PlaceOrder {
     private void giveBack(PlacedOrder order) {
         var command = order.command();
         try {
-            boolean given = gate.giveBack(order);
+            boolean given = taken.giveBack(order);
             metrics.compensated(given);
             if (!given) {
                 log.info("order {} not written; its {} units of {} were not given back: the counter was reset or "

@@ -1,5 +1,8 @@
 package io.flashstock.order.placement;
 
+import io.flashstock.order.placement.core.GateEndpoints;
+import io.flashstock.order.placement.core.GatePass;
+
 /**
  * A waiting room's ticket on an order at {@link GateEndpoints#REDIS} (header {@value OrderController#QUEUE_TICKET}):
  * the queue gate makes it the order's pass, which the Redis gate's take checks and uses. Implemented by the gate's

@@ -3,6 +3,8 @@ package io.flashstock.order.placement;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Ticker;
+import io.flashstock.order.placement.core.OrderCommand;
+import io.flashstock.order.placement.core.Outcome;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockKeys;
 import io.micrometer.core.instrument.Counter;

@@ -1,5 +1,14 @@
 package io.flashstock.order.placement;
 
+import io.flashstock.order.placement.commit.CheckedCommit;
+import io.flashstock.order.placement.commit.DurableIdempotencyKeys;
+import io.flashstock.order.placement.commit.OrderFailures;
+import io.flashstock.order.placement.commit.OrderRows;
+import io.flashstock.order.placement.core.FirstAnswer;
+import io.flashstock.order.placement.core.OrderCommand;
+import io.flashstock.order.placement.core.Outcome;
+import io.flashstock.order.placement.core.PlacementSettings;
+import io.flashstock.order.placement.gate.AbandonedKeys;
 import io.flashstock.order.stock.StockReload;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
@@ -23,16 +32,16 @@ class RepeatedOrders {
 
     private static final Logger log = LoggerFactory.getLogger(RepeatedOrders.class);
 
-    private final RedisStockGate gate;
+    private final AbandonedKeys abandonedKeys;
     private final OrderRows rows;
     private final DurableIdempotencyKeys durableKeys;
     private final StockReload reloads;
     private final Clock clock;
     private final Duration abandonedAfter;
 
-    RepeatedOrders(RedisStockGate gate, OrderRows rows, DurableIdempotencyKeys durableKeys, StockReload reloads,
-                   Clock clock, PlacementSettings settings) {
-        this.gate = gate;
+    RepeatedOrders(AbandonedKeys abandonedKeys, OrderRows rows, DurableIdempotencyKeys durableKeys,
+                   StockReload reloads, Clock clock, PlacementSettings settings) {
+        this.abandonedKeys = abandonedKeys;
         this.rows = rows;
         this.durableKeys = durableKeys;
         this.reloads = reloads;
@@ -100,8 +109,8 @@ class RepeatedOrders {
      * or another rebuild holds the item, nothing is settled and the retry stays "in progress".
      */
     private boolean settledAbandoned(OrderCommand command, FirstAnswer first) {
-        if (gate.mayStillAct(command.itemCode(), first.orderCode()) || !reloads.recountNow(command.itemCode())
-                || !gate.forgetAbandoned(command, first)) {
+        if (abandonedKeys.mayStillAct(command.itemCode(), first.orderCode())
+                || !reloads.recountNow(command.itemCode()) || !abandonedKeys.forgetAbandoned(command, first)) {
             return false;
         }
         log.info("the first attempt of Idempotency-Key {} on item {} was abandoned: the item was recounted and the "

@@ -1,5 +1,6 @@
 package io.flashstock.order.placement;
 
+import io.flashstock.order.placement.core.OrderAnswer;
 import org.springframework.beans.factory.ObjectProvider;
 
 import java.util.Optional;

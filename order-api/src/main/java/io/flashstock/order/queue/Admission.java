@@ -1,7 +1,7 @@
 package io.flashstock.order.queue;
 
-import io.flashstock.order.placement.GatePass;
 import io.flashstock.order.placement.OrderController;
+import io.flashstock.order.placement.core.GatePass;
 import io.flashstock.order.stock.Gate;
 import org.springframework.data.redis.core.script.RedisScript;
 

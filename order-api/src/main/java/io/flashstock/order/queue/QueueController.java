@@ -1,7 +1,7 @@
 package io.flashstock.order.queue;
 
-import io.flashstock.order.placement.GateEndpoints;
 import io.flashstock.order.placement.PlaceOrderRequest;
+import io.flashstock.order.placement.core.GateEndpoints;
 import io.flashstock.order.web.InputRules;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;

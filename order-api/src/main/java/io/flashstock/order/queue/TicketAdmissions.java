@@ -1,7 +1,7 @@
 package io.flashstock.order.queue;
 
-import io.flashstock.order.placement.GatePass;
 import io.flashstock.order.placement.QueueTickets;
+import io.flashstock.order.placement.core.GatePass;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
 import org.springframework.stereotype.Component;

@@ -1,6 +1,6 @@
 package io.flashstock.order.queue;
 
-import io.flashstock.order.placement.SlotMovingRetry;
+import io.flashstock.order.placement.gate.SlotMovingRetry;
 import io.flashstock.order.stock.StockKeys;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;

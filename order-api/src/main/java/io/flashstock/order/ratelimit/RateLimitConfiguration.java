@@ -1,6 +1,6 @@
 package io.flashstock.order.ratelimit;
 
-import io.flashstock.order.placement.GateEndpoints;
+import io.flashstock.order.placement.core.GateEndpoints;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.proxy.ProxyManager;

@@ -87,7 +87,7 @@ public final class StockKeys {
 
     /**
      * The orders whose commit could not be confirmed either way, by order code, each with the units it took first
-     * and what any order-api needs to settle it (io.flashstock.order.placement.InDoubtEntry): they keep their stock
+     * and what any order-api needs to settle it (placement.gate.InDoubtEntry): they keep their stock
      * until an order-api finds out whether they were written. A reload or reset removes them, because it recounts
      * the item from the orders themselves.
      */

@@ -14,7 +14,6 @@ import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
@@ -33,42 +32,29 @@ import java.util.function.Predicate;
  * epoch (a rebuild that died before its load); the operator's reload is the same rebuild. For an item whose
  * gate is the database, the rebuild removes a counter left in Redis (a reset to that gate whose Redis step
  * failed, or a stale copy of Redis), so the Redis gate answers that it is sold elsewhere.
+ * <p>
+ * This class decides when an item is rebuilt and holds its lock; the rebuild's steps are {@link CounterRebuild}.
  */
 @Component
 public class StockReload {
 
     private static final Logger log = LoggerFactory.getLogger(StockReload.class);
 
-    /** Without the token gate's beans (a slice test): no holds. */
-    private static final HeldUnits NO_HOLDS = new HeldUnits() {
-        @Override
-        public List<String> committedAmongHolds(String itemCode) {
-            return List.of();
-        }
-
-        @Override
-        public Outstanding outstanding(String itemCode, long generation) {
-            return Outstanding.NONE;
-        }
-    };
-
     private final StockItems items;
     private final StockCounters counters;
-    private final TransactionTemplate fence;
+    private final CounterRebuild counterRebuild;
     private final StockSettings settings;
     private final TaskExecutor executor;
     private final Set<String> healing = ConcurrentHashMap.newKeySet();
     private final Counter rebuilt;
     private final Counter healed;
-    private final ObjectProvider<HeldUnits> heldUnits;
 
     StockReload(StockItems items, StockCounters counters, PlatformTransactionManager transactions,
                 StockSettings settings, @Qualifier("applicationTaskExecutor") TaskExecutor executor,
                 MeterRegistry meters, ObjectProvider<HeldUnits> heldUnits) {
-        this.heldUnits = heldUnits;
         this.items = items;
         this.counters = counters;
-        this.fence = fencing(transactions, settings);
+        this.counterRebuild = new CounterRebuild(items, counters, fencing(transactions, settings), settings, heldUnits);
         this.settings = settings;
         this.executor = executor;
         this.rebuilt = Counter.builder("flashstock.stock.reloads").tag("trigger", "operator")
@@ -93,7 +79,7 @@ public class StockReload {
         String token = counters.lockReload(itemCode, settings.reload().lockTtl()).orElseThrow(() ->
                 new ProblemException(ProblemType.STOCK_RELOADING, "item " + itemCode + " is being reloaded"));
         try {
-            rebuild(itemCode);
+            counterRebuild.rebuild(itemCode);
             rebuilt.increment();
         } finally {
             counters.unlockReload(itemCode, token);
@@ -161,7 +147,7 @@ public class StockReload {
             if (!needed.test(itemCode)) {
                 return false;
             }
-            rebuild(itemCode);
+            counterRebuild.rebuild(itemCode);
             healed.increment();
             return true;
         } finally {
@@ -174,40 +160,5 @@ public class StockReload {
         var item = items.find(itemCode);
         return item.isPresent() && (item.get().gate() == Gate.DB_LOCK
                 || counters.trustedLoad(itemCode).orElse(-1) != item.get().loadEpoch());
-    }
-
-    private void rebuild(String itemCode) {
-        var item = fence.execute(status -> items.fence(itemCode)).orElseThrow(() ->
-                new ProblemException(ProblemType.UNKNOWN_ITEM, "item " + itemCode + " has no baseline to reload from"));
-        if (item.gate() == Gate.DB_LOCK) {
-            // sold by its row lock: no counter may remain in Redis, and the raise fenced out any order taken from one
-            counters.unload(itemCode, item.generation(), item.loadEpoch());
-            return;
-        }
-        // before the load: no take may sell from the new counter to a key whose first answer Redis lost
-        counters.markKeysLost(itemCode, settings.idempotencyTtl());
-        // a fresh read after the fence committed: it sees every order that can still commit for this generation
-        var totals = items.totals(itemCode, item.generation());
-        long remaining = item.baseline() - totals.quantity();
-        if (remaining < 0) {
-            log.error("item {} generation {} is oversold by {} units: {} ordered of {}", itemCode, item.generation(),
-                    -remaining, totals.quantity(), item.baseline());
-        }
-        if (item.perUserLimit() != null) {
-            counters.loadBought(itemCode, item.loadEpoch(), items.boughtPerUser(itemCode, item.generation()),
-                    settings.perUserTtl());
-        }
-        // the token gate's holds are subtracted by the load step itself, atomically: the old counter may issue
-        // tokens until then. Asked after the fence, the database names every hold that is an order of this count
-        List<String> committedHolds = item.gate() == Gate.TOKEN
-                ? heldUnits.getIfAvailable(() -> NO_HOLDS).committedAmongHolds(itemCode) : List.of();
-        if (!counters.load(itemCode, remaining, item.generation(), item.perUserLimit(), item.loadEpoch(),
-                item.gate(), committedHolds)) {
-            log.info("reload of {} (epoch {}): Redis holds a later load already", itemCode, item.loadEpoch());
-            return;
-        }
-        log.info("stock of {} reloaded: {} left of {} (generation {}, {} orders, load epoch {}){}", itemCode,
-                remaining, item.baseline(), item.generation(), totals.count(), item.loadEpoch(),
-                item.gate() == Gate.TOKEN ? ", less the units of unused tokens" : "");
     }
 }

@@ -2,10 +2,10 @@ package io.flashstock.order.token;
 
 import com.fasterxml.uuid.Generators;
 import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
-import io.flashstock.order.placement.OrderWrites;
-import io.flashstock.order.placement.Outcome.Counted;
-import io.flashstock.order.placement.OrderMetrics;
 import io.flashstock.order.placement.RefusalMemory;
+import io.flashstock.order.placement.commit.OrderWrites;
+import io.flashstock.order.placement.core.OrderMetrics;
+import io.flashstock.order.placement.core.Outcome.Counted;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.MissingCounters;
 import io.flashstock.order.stock.StockReload;
@@ -145,28 +145,28 @@ class IssueToken {
     }
 
     /** A refusal {@link RefusalMemory} recalled, as an issue's (it recalls no limit: that is the user's). */
-    private static Refused refused(io.flashstock.order.placement.Outcome recalled) {
-        if (recalled instanceof io.flashstock.order.placement.Outcome.SoldOut soldOut) {
+    private static Refused refused(io.flashstock.order.placement.core.Outcome recalled) {
+        if (recalled instanceof io.flashstock.order.placement.core.Outcome.SoldOut soldOut) {
             return new Refused.SoldOut(soldOut.remaining());
         }
-        if (recalled instanceof io.flashstock.order.placement.Outcome.WrongGate wrongGate) {
+        if (recalled instanceof io.flashstock.order.placement.core.Outcome.WrongGate wrongGate) {
             return new Refused.WrongGate(wrongGate.gate());
         }
         return new Refused.UnknownItem();
     }
 
     /** An issue's refusal as an order's, the terms {@link RefusalMemory} remembers in. */
-    private static io.flashstock.order.placement.Outcome asOrder(Refused refused) {
+    private static io.flashstock.order.placement.core.Outcome asOrder(Refused refused) {
         if (refused instanceof Refused.SoldOut soldOut) {
-            return new io.flashstock.order.placement.Outcome.SoldOut(soldOut.remaining());
+            return new io.flashstock.order.placement.core.Outcome.SoldOut(soldOut.remaining());
         }
         if (refused instanceof Refused.LimitReached limit) {
-            return new io.flashstock.order.placement.Outcome.LimitReached(limit.bought(), limit.limit());
+            return new io.flashstock.order.placement.core.Outcome.LimitReached(limit.bought(), limit.limit());
         }
         if (refused instanceof Refused.WrongGate wrongGate) {
-            return new io.flashstock.order.placement.Outcome.WrongGate(wrongGate.gate());
+            return new io.flashstock.order.placement.core.Outcome.WrongGate(wrongGate.gate());
         }
-        return new io.flashstock.order.placement.Outcome.UnknownItem();
+        return new io.flashstock.order.placement.core.Outcome.UnknownItem();
     }
 
     /** How a recalled refusal is counted: as the gate's answer would have been. */

@@ -1,17 +1,14 @@
 package io.flashstock.order.token;
 
-import io.flashstock.order.placement.OrderAnswer;
-import io.flashstock.order.placement.OrderMetrics;
-import io.flashstock.order.placement.OrderWrites;
-import io.flashstock.order.placement.Outcome.Counted;
 import io.flashstock.order.placement.TokenRedemption;
+import io.flashstock.order.placement.commit.OrderWrites;
+import io.flashstock.order.placement.core.OrderAnswer;
+import io.flashstock.order.placement.core.OrderMetrics;
+import io.flashstock.order.placement.core.Outcome.Counted;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockReload;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.dao.DataAccessException;
 import org.springframework.stereotype.Service;
 
 import java.util.Map;
@@ -26,17 +23,17 @@ import java.util.Optional;
  * order code; (4) written, the hold is deleted (its units are the order's);
  * not written or fenced, the hold is issued again (its units stay held, a rebuild counted them as held); outcome
  * unknown, the hold stays ordering until {@link TokenSettlement} settles it. A token used again finds no hold and
- * its order in the database, which answers it: the first order, never a second.
+ * its order in the database, which answers it: the first order, never a second. Steps (3) and (4):
+ * {@link TokenOrderWrite}.
  */
 @Service
 class RedeemToken implements TokenRedemption {
 
-    private static final Logger log = LoggerFactory.getLogger(RedeemToken.class);
     private static final String BEARER = "Bearer ";
 
     private final Optional<TokenCodec> codec;
     private final TokenHolds holds;
-    private final OrderWrites orders;
+    private final TokenOrderWrite writing;
     private final TokenSettlement settlement;
     private final StockReload reloads;
     private final OrderMetrics.Outcomes outcomes;
@@ -46,10 +43,10 @@ class RedeemToken implements TokenRedemption {
                 StockReload reloads, TokenSettings settings) {
         this.codec = tokenCodec;
         this.holds = holds;
-        this.orders = orders;
         this.settlement = settlement;
         this.reloads = reloads;
         this.outcomes = orders.outcomes(Gate.TOKEN);
+        this.writing = new TokenOrderWrite(holds, orders, reloads, outcomes);
         this.settleAfterMillis = settings.settleAfter().toMillis();
     }
 
@@ -97,10 +94,10 @@ class RedeemToken implements TokenRedemption {
             throw redisDown;
         }
         if (step instanceof TokenHolds.Redeem.Started started) {
-            return write(token, started);
+            return writing.write(token, started);
         }
         if (step instanceof TokenHolds.Redeem.Absent absent) {
-            var first = firstOrder(token);
+            var first = writing.firstOrder(token);
             if (first.isEmpty() && absent.generation().isEmpty()) {
                 // Redis lost the item's keys (a restart without persistence): its holds with them, so the rebuild
                 // gives their units back to the stock; the token is answered once it is done
@@ -135,68 +132,6 @@ class RedeemToken implements TokenRedemption {
         outcomes.count(Counted.STOCK_RELOADING);
         return new ProblemException(ProblemType.STOCK_RELOADING, "the stock of item " + item + " is being rebuilt "
                 + "from the orders; nothing was sold: retry shortly with the same token");
-    }
-
-    private OrderAnswer write(PurchaseToken token, TokenHolds.Redeem.Started started) {
-        String item = token.itemCode();
-        // the hold's user and quantity, which its take checked and counted, not the token's word for them
-        var written = orders.write(token.id(), item, started.userId(), started.quantity(), started.generation(),
-                started.loadEpoch(), started.remaining());
-        if (written instanceof OrderWrites.Written.Committed committed) {
-            release(token);
-            outcomes.count(Counted.ACCEPTED);
-            return committed.answer();
-        }
-        if (written instanceof OrderWrites.Written.Duplicate) {
-            // its order was written by an earlier attempt whose hold Redis kept (a stale copy of Redis)
-            release(token);
-            return firstOrder(token).orElseThrow(() -> new IllegalStateException("order " + token.id()
-                    + " is a duplicate and not in the database"));
-        }
-        if (written instanceof OrderWrites.Written.Unknown unknown) {
-            // the hold stays ordering: TokenSettlement recounts the item after settle-after, which fences a late
-            // commit out, and makes the token usable again if its order is not there
-            outcomes.failed();
-            throw (RuntimeException) unknown.cause();
-        }
-        retry(token, started.attempt());
-        if (written instanceof OrderWrites.Written.Fenced) {
-            // a rebuild since the hold went ordering counted it as a hold, not an order: it is the token's again
-            reloads.heal(item);
-            outcomes.count(Counted.STOCK_RELOADING);
-            throw new ProblemException(ProblemType.STOCK_RELOADING, "the stock of item " + item + " was rebuilt "
-                    + "while the order was written; nothing was sold: retry shortly with the same token");
-        }
-        outcomes.failed();
-        throw ((OrderWrites.Written.NotWritten) written).cause();
-    }
-
-    private void release(PurchaseToken token) {
-        try {
-            holds.written(token.itemCode(), token.id());
-        } catch (ProblemException redisDown) {
-            // the hold stays ordering; its settlement finds the order and deletes it (a rebuild before that does too)
-            log.warn("order {} of item {} written, but its token's hold was not deleted ({}); it is settled later",
-                    token.id(), token.itemCode(), redisDown.toString());
-        }
-    }
-
-    private void retry(PurchaseToken token, String attempt) {
-        try {
-            holds.retry(token.itemCode(), token.id(), attempt);
-        } catch (ProblemException redisDown) {
-            log.warn("order {} of item {} not written, and its token's hold stays ordering ({}); it is settled later",
-                    token.id(), token.itemCode(), redisDown.toString());
-        }
-    }
-
-    private Optional<OrderAnswer> firstOrder(PurchaseToken token) {
-        try {
-            return orders.find(token.id());
-        } catch (DataAccessException e) {
-            outcomes.failed();
-            throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the token's order", e);
-        }
     }
 
     private ProblemException gone(PurchaseToken token, String generation) {

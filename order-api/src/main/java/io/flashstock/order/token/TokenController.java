@@ -1,6 +1,6 @@
 package io.flashstock.order.token;
 
-import io.flashstock.order.placement.GateEndpoints;
+import io.flashstock.order.placement.core.GateEndpoints;
 import io.flashstock.order.web.InputRules;
 import io.flashstock.order.web.ProblemType;
 import io.flashstock.order.web.Problems;

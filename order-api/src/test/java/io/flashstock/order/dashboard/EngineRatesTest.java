@@ -56,7 +56,7 @@ class EngineRatesTest {
     @Test
     void everyOrderOrderApiCountsIsInExactlyOneSeries() {
         var meters = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
-        new io.flashstock.order.placement.OrderMetrics(meters);
+        new io.flashstock.order.placement.core.OrderMetrics(meters);
         var counters = meters.find("flashstock.orders").counters();
 
         assertThat(counters).isNotEmpty();

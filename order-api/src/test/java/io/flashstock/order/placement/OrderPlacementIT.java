@@ -3,10 +3,19 @@ package io.flashstock.order.placement;
 import io.flashstock.contract.OutboxStatus;
 import io.flashstock.contract.StockDeducted;
 import io.flashstock.contract.StockEvent;
+import io.flashstock.contract.Utc;
 import io.flashstock.order.ApiClient;
 import io.flashstock.order.OrderApiIntegrationTest;
-import io.flashstock.contract.Utc;
+import io.flashstock.order.placement.commit.CheckedCommit;
+import io.flashstock.order.placement.commit.GroupCommit;
+import io.flashstock.order.placement.core.OrderCommand;
+import io.flashstock.order.placement.core.PlacedOrder;
 import io.flashstock.order.placement.dblock.DbLockTransactions;
+import io.flashstock.order.placement.gate.GateResult;
+import io.flashstock.order.placement.gate.InDoubtEntry;
+import io.flashstock.order.placement.gate.RedisStockGate;
+import io.flashstock.order.placement.gate.TakenStock;
+import io.flashstock.order.placement.indoubt.OrderApiLiveness;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockKeys;
 import io.flashstock.warmup.WarmupFixture;
@@ -116,6 +125,8 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
     private JsonMapper jsonMapper;
     @Autowired
     private RedisStockGate gate;
+    @Autowired
+    private TakenStock takenStock;
     /** Held under this order-api's own name, so that no settlement of abandoned orders takes them meanwhile. */
     @Autowired
     private OrderApiLiveness liveness;
@@ -179,13 +190,13 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
         PlacedOrder given = take(item, "order-given-back", 3);
         PlacedOrder counted = take(item, "order-counted", 2);
 
-        assertThat(gate.giveBack(given)).isTrue();
-        assertThat(gate.giveBack(given)).as("given back once").isFalse();
+        assertThat(takenStock.giveBack(given)).isTrue();
+        assertThat(takenStock.giveBack(given)).as("given back once").isFalse();
         assertThat(redisCounter(item)).isEqualTo(8);
         var reloaded = reload(item);
         assertThat(reloaded.status()).as("%s", reloaded).isEqualTo(200);
         assertThat(redisCounter(item)).as("recounted from the orders written: none").isEqualTo(10);
-        assertThat(gate.giveBack(counted)).as("the reload counted it already").isFalse();
+        assertThat(takenStock.giveBack(counted)).as("the reload counted it already").isFalse();
         assertThat(redisCounter(item)).isEqualTo(10);
     }
 
@@ -210,17 +221,17 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
         assertThat(report.json().at("/items/0/invariants/0/detail").asString())
                 .as("the late order is not held in doubt yet").contains("by other than the 5 units orders in doubt hold");
 
-        assertThat(gate.giveBackInDoubt(first)).isTrue();
-        assertThat(gate.giveBackInDoubt(first)).as("given back once").isFalse();
+        assertThat(takenStock.giveBackInDoubt(first)).isTrue();
+        assertThat(takenStock.giveBackInDoubt(first)).as("given back once").isFalse();
         assertThat(redisCounter(item)).isEqualTo(7);
 
         var reloaded = reload(item);
         assertThat(reloaded.status()).as("%s", reloaded).isEqualTo(200);
         assertThat(redisCounter(item)).as("recounted from the orders written: none").isEqualTo(10);
         assertThat(redis.hasKey(StockKeys.inDoubt(item))).isFalse();
-        assertThat(gate.giveBackInDoubt(second)).as("the reload counted it already").isFalse();
-        gate.holdInDoubt(late, liveness.self());
-        assertThat(gate.giveBackInDoubt(late)).as("held after the reload, which counted it already").isFalse();
+        assertThat(takenStock.giveBackInDoubt(second)).as("the reload counted it already").isFalse();
+        takenStock.holdInDoubt(late, liveness.self());
+        assertThat(takenStock.giveBackInDoubt(late)).as("held after the reload, which counted it already").isFalse();
         assertThat(redisCounter(item)).isEqualTo(10);
     }
 
@@ -233,7 +244,7 @@ class OrderPlacementIT extends OrderApiIntegrationTest {
 
     private PlacedOrder takeAndHoldInDoubt(String item, String orderCode, int quantity) {
         PlacedOrder order = take(item, orderCode, quantity);
-        gate.holdInDoubt(order, liveness.self());
+        takenStock.holdInDoubt(order, liveness.self());
         return order;
     }
 

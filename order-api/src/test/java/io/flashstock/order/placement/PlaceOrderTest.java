@@ -1,6 +1,24 @@
 package io.flashstock.order.placement;
 
 import io.flashstock.contract.OutboxStatus;
+import io.flashstock.order.placement.commit.CheckedCommit;
+import io.flashstock.order.placement.commit.DurableIdempotencyKeys;
+import io.flashstock.order.placement.commit.FakeBatchWriter;
+import io.flashstock.order.placement.commit.GroupCommit;
+import io.flashstock.order.placement.commit.OrderRows;
+import io.flashstock.order.placement.core.FirstAnswer;
+import io.flashstock.order.placement.core.OrderAnswer;
+import io.flashstock.order.placement.core.OrderCommand;
+import io.flashstock.order.placement.core.OrderMetrics;
+import io.flashstock.order.placement.core.Outcome;
+import io.flashstock.order.placement.core.PlacedOrder;
+import io.flashstock.order.placement.core.TestSettings;
+import io.flashstock.order.placement.gate.AbandonedKeys;
+import io.flashstock.order.placement.gate.GateResult;
+import io.flashstock.order.placement.gate.RedisStockGate;
+import io.flashstock.order.placement.gate.TakenStock;
+import io.flashstock.order.placement.guard.DatabaseBreaker;
+import io.flashstock.order.placement.indoubt.InDoubtOrders;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.MissingCounters;
 import io.flashstock.order.stock.StockItems;
@@ -57,6 +75,8 @@ class PlaceOrderTest {
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final FakeBatchWriter database = new FakeBatchWriter();
     private final RedisStockGate gate = mock(RedisStockGate.class);
+    private final TakenStock taken = mock(TakenStock.class);
+    private final AbandonedKeys abandonedKeys = mock(AbandonedKeys.class);
     private final OrderRows rows = mock(OrderRows.class);
     private final InDoubtOrders inDoubt = mock(InDoubtOrders.class);
     private final StockItems items = mock(StockItems.class);
@@ -64,9 +84,9 @@ class PlaceOrderTest {
     private final OrderMetrics metrics = new OrderMetrics(meters);
     private final DatabaseBreaker breaker = new DatabaseBreaker(TestSettings.defaults(), meters);
     private final Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
-    private final PlaceOrder placeOrder = new PlaceOrder(gate,
+    private final PlaceOrder placeOrder = new PlaceOrder(gate, taken,
             new GroupCommit(database, TestSettings.defaults(), meters),
-            new RepeatedOrders(gate, rows, new DurableIdempotencyKeys(rows, meters), reloads, clock,
+            new RepeatedOrders(abandonedKeys, rows, new DurableIdempotencyKeys(rows, meters), reloads, clock,
                     TestSettings.defaults()),
             inDoubt, breaker, new MissingCounters(items, reloads), reloads, metrics,
             new RefusalMemory(new RefusalMemorySettings(Duration.ofSeconds(1), 100), meters), clock);
@@ -87,7 +107,7 @@ class PlaceOrderTest {
                     .containsExactly(orderCode, command, 3L, 5L, 8L, NOW);
         });
         assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis accepted", 1.0));
-        verify(gate, never()).giveBack(any());
+        verify(taken, never()).giveBack(any());
     }
 
     @Test
@@ -196,7 +216,7 @@ class PlaceOrderTest {
         assertThatThrownBy(() -> place(order("alice", 2, null)))
                 .isInstanceOfSatisfying(ProblemException.class,
                         problem -> assertThat(problem.type()).isEqualTo(ProblemType.DATABASE_UNAVAILABLE));
-        verifyNoInteractions(gate);
+        verifyNoInteractions(gate, taken);
         assertThat(database.attempts()).isZero();
         assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis failed", 1.0));
     }
@@ -214,7 +234,7 @@ class PlaceOrderTest {
     @Test
     void anOrderTheDatabaseDidNotWriteGetsItsStockBackAndIsA503() {
         when(gate.take(any(), anyString())).thenReturn(new GateResult.Taken(8, 3, 5));
-        when(gate.giveBack(any())).thenReturn(true);
+        when(taken.giveBack(any())).thenReturn(true);
         database.rejectEvery(code -> new CheckedCommit.NotWritten(new DataAccessResourceFailureException("down")));
         var command = order("alice", 2, null);
 
@@ -222,7 +242,7 @@ class PlaceOrderTest {
                 .isInstanceOfSatisfying(ProblemException.class,
                         problem -> assertThat(problem.type()).isEqualTo(ProblemType.DATABASE_UNAVAILABLE));
         String orderCode = takenOrderCode(command);
-        verify(gate).giveBack(argThat(order -> order.orderCode().equals(orderCode)));
+        verify(taken).giveBack(argThat(order -> order.orderCode().equals(orderCode)));
         assertThat(compensations()).isEqualTo(Map.of("given_back", 1.0));
         assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis failed", 1.0));
         verifyNoInteractions(inDoubt);
@@ -231,7 +251,7 @@ class PlaceOrderTest {
     @Test
     void anOrderNotWrittenForAReasonOfItsOwnGetsItsStockBackAndIsABugNotA503() {
         when(gate.take(any(), anyString())).thenReturn(new GateResult.Taken(8, 3, 5));
-        when(gate.giveBack(any())).thenReturn(true);
+        when(taken.giveBack(any())).thenReturn(true);
         database.rejectEvery(code -> new CheckedCommit.NotWritten(new IllegalArgumentException("no such column")));
 
         assertThatThrownBy(() -> place(order("alice", 2, null)))
@@ -243,7 +263,7 @@ class PlaceOrderTest {
     @Test
     void aGiveBackThatFindsNothingToReturnIsCountedAsAFailedCompensation() {
         when(gate.take(any(), anyString())).thenReturn(new GateResult.Taken(8, 3, 5));
-        when(gate.giveBack(any())).thenReturn(false);
+        when(taken.giveBack(any())).thenReturn(false);
         database.rejectEvery(code -> new CheckedCommit.NotWritten(new DataAccessResourceFailureException("down")));
 
         assertThatThrownBy(() -> place(order("alice", 2, null))).isInstanceOf(ProblemException.class);
@@ -255,7 +275,7 @@ class PlaceOrderTest {
     @Test
     void aGiveBackThatRedisCannotRunIsCountedAsAFailedCompensationAndTheAnswerIsStillA503() {
         when(gate.take(any(), anyString())).thenReturn(new GateResult.Taken(8, 3, 5));
-        when(gate.giveBack(any())).thenThrow(new RedisConnectionFailureException("redis down"));
+        when(taken.giveBack(any())).thenThrow(new RedisConnectionFailureException("redis down"));
         database.rejectEvery(code -> new CheckedCommit.NotWritten(new DataAccessResourceFailureException("down")));
 
         assertThatThrownBy(() -> place(order("alice", 2, null)))
@@ -268,7 +288,7 @@ class PlaceOrderTest {
     @Test
     void aRetryWhoseKeyRedisForgotIsAnsweredFromTheDatabaseWithTheFirstOrder() {
         when(gate.take(any(), anyString())).thenReturn(new GateResult.Taken(8, 3, 5));
-        when(gate.giveBack(any())).thenReturn(true);
+        when(taken.giveBack(any())).thenReturn(true);
         database.rejectEvery(code -> new CheckedCommit.NotWritten(new DuplicateKeyException("uk_item_key")));
         var first = new FirstAnswer(orderCodeMadeAt(NOW.minus(Duration.ofDays(2))), 2, 7, 3, "alice");
         when(rows.firstWithKey(ITEM, KEY)).thenReturn(Optional.of(first));
@@ -276,7 +296,7 @@ class PlaceOrderTest {
         var outcome = place(order("alice", 2, KEY));
 
         assertThat(outcome).isEqualTo(new Outcome.Replayed(new OrderAnswer(first.orderCode(), ITEM, 2, 7)));
-        verify(gate).giveBack(any());
+        verify(taken).giveBack(any());
         assertThat(compensations()).isEqualTo(Map.of("given_back", 1.0));
         assertThat(lookups()).isEqualTo(Map.of("true", 1.0));
         assertThat(ordersCounted(meters)).as("counted when the first order was written").isEmpty();
@@ -285,7 +305,7 @@ class PlaceOrderTest {
     @Test
     void aRetryWhoseKeyRedisForgotAndTheDatabaseHasForAnotherOrderIsAKeyReused() {
         when(gate.take(any(), anyString())).thenReturn(new GateResult.Taken(8, 3, 5));
-        when(gate.giveBack(any())).thenReturn(true);
+        when(taken.giveBack(any())).thenReturn(true);
         database.rejectEvery(code -> new CheckedCommit.NotWritten(new DuplicateKeyException("uk_item_key")));
         var first = new FirstAnswer(orderCodeMadeAt(NOW.minus(Duration.ofDays(2))), 2, 7, 3, "bob");
         when(rows.firstWithKey(ITEM, KEY)).thenReturn(Optional.of(first));
@@ -367,7 +387,7 @@ class PlaceOrderTest {
     @Test
     void aDuplicateKeyWithoutAnIdempotencyKeyIsA503() {
         when(gate.take(any(), anyString())).thenReturn(new GateResult.Taken(8, 3, 5));
-        when(gate.giveBack(any())).thenReturn(true);
+        when(taken.giveBack(any())).thenReturn(true);
         database.rejectEvery(code -> new CheckedCommit.NotWritten(new DuplicateKeyException("pk_order_code")));
 
         assertThatThrownBy(() -> place(order("alice", 2, null)))
@@ -389,7 +409,7 @@ class PlaceOrderTest {
         });
         String orderCode = takenOrderCode(command);
         verify(inDoubt).hold(argThat(order -> order.orderCode().equals(orderCode) && order.command().equals(command)));
-        verify(gate, never()).giveBack(any());
+        verify(taken, never()).giveBack(any());
         assertThat(compensations()).isEmpty();
         assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis failed", 1.0));
     }
@@ -397,14 +417,14 @@ class PlaceOrderTest {
     @Test
     void anOrderFencedOutByARebuildGetsItsStockBackAndIsRefusedWhileTheItemIsRebuilt() {
         when(gate.take(any(), anyString())).thenReturn(new GateResult.Taken(8, 3, 5));
-        when(gate.giveBack(any())).thenReturn(true);
+        when(taken.giveBack(any())).thenReturn(true);
         database.fenceEvery();
         var command = order("alice", 2, null);
 
         assertThat(place(command)).isEqualTo(new Outcome.StockReloading());
 
         String orderCode = takenOrderCode(command);
-        verify(gate).giveBack(argThat(order -> order.orderCode().equals(orderCode)));
+        verify(taken).giveBack(argThat(order -> order.orderCode().equals(orderCode)));
         verify(reloads).heal(ITEM);
         assertThat(database.written()).isEmpty();
         assertThat(compensations()).isEqualTo(Map.of("given_back", 1.0));
@@ -444,7 +464,7 @@ class PlaceOrderTest {
 
         assertThat(place(order("alice", 2, KEY))).isEqualTo(new Outcome.ReplayInProgress(first.orderCode()));
 
-        verify(gate, never()).mayStillAct(anyString(), anyString());
+        verify(abandonedKeys, never()).mayStillAct(anyString(), anyString());
         verifyNoInteractions(reloads);
         assertThat(ordersCounted(meters)).isEmpty();
     }
@@ -468,18 +488,18 @@ class PlaceOrderTest {
                 .thenReturn(new GateResult.Replay(first))
                 .thenReturn(new GateResult.Taken(6, 4, 9));
         when(rows.contains(first.orderCode())).thenReturn(false);
-        when(gate.mayStillAct(ITEM, first.orderCode())).thenReturn(false);
+        when(abandonedKeys.mayStillAct(ITEM, first.orderCode())).thenReturn(false);
         when(reloads.recountNow(ITEM)).thenReturn(true);
         var command = order("alice", 2, KEY);
-        when(gate.forgetAbandoned(command, first)).thenReturn(true);
+        when(abandonedKeys.forgetAbandoned(command, first)).thenReturn(true);
 
         var outcome = place(command);
 
-        var calls = inOrder(gate, reloads);
+        var calls = inOrder(gate, abandonedKeys, reloads);
         calls.verify(gate).take(eq(command), anyString());
-        calls.verify(gate).mayStillAct(ITEM, first.orderCode());
+        calls.verify(abandonedKeys).mayStillAct(ITEM, first.orderCode());
         calls.verify(reloads).recountNow(ITEM);
-        calls.verify(gate).forgetAbandoned(command, first);
+        calls.verify(abandonedKeys).forgetAbandoned(command, first);
         calls.verify(gate).take(eq(command), anyString());
         assertThat(outcome).isInstanceOfSatisfying(Outcome.Accepted.class, accepted -> {
             assertThat(accepted.answer().orderCode()).isNotEqualTo(first.orderCode());
@@ -494,7 +514,7 @@ class PlaceOrderTest {
         var first = new FirstAnswer(orderCodeMadeAt(abandonedMoment()), 2, 7, 3, "alice");
         when(gate.take(any(), anyString())).thenReturn(new GateResult.Replay(first));
         when(rows.contains(first.orderCode())).thenReturn(false);
-        when(gate.mayStillAct(ITEM, first.orderCode())).thenReturn(true);
+        when(abandonedKeys.mayStillAct(ITEM, first.orderCode())).thenReturn(true);
 
         assertThat(place(order("alice", 2, KEY))).isEqualTo(new Outcome.ReplayInProgress(first.orderCode()));
 
@@ -508,12 +528,12 @@ class PlaceOrderTest {
         var first = new FirstAnswer(orderCodeMadeAt(abandonedMoment()), 2, 7, 3, "alice");
         when(gate.take(any(), anyString())).thenReturn(new GateResult.Replay(first));
         when(rows.contains(first.orderCode())).thenReturn(false);
-        when(gate.mayStillAct(ITEM, first.orderCode())).thenReturn(false);
+        when(abandonedKeys.mayStillAct(ITEM, first.orderCode())).thenReturn(false);
         when(reloads.recountNow(ITEM)).thenReturn(false);
 
         assertThat(place(order("alice", 2, KEY))).isEqualTo(new Outcome.ReplayInProgress(first.orderCode()));
 
-        verify(gate, never()).forgetAbandoned(any(), any());
+        verify(abandonedKeys, never()).forgetAbandoned(any(), any());
         assertThat(ordersCounted(meters)).isEmpty();
     }
 
@@ -524,7 +544,7 @@ class PlaceOrderTest {
         when(gate.take(any(), anyString())).thenReturn(new GateResult.Replay(first));
         when(rows.contains(first.orderCode())).thenReturn(false);
         var redisDown = new RedisConnectionFailureException("redis down");
-        when(gate.mayStillAct(ITEM, first.orderCode())).thenThrow(redisDown);
+        when(abandonedKeys.mayStillAct(ITEM, first.orderCode())).thenThrow(redisDown);
 
         assertThatThrownBy(() -> place(order("alice", 2, KEY))).isSameAs(redisDown);
         assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis failed", 1.0));

@@ -1,5 +1,8 @@
 package io.flashstock.order.placement;
 
+import io.flashstock.order.placement.core.GatePass;
+import io.flashstock.order.placement.core.OrderCommand;
+import io.flashstock.order.placement.core.Outcome;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockKeys;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

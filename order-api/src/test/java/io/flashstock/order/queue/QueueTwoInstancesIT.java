@@ -3,7 +3,7 @@ package io.flashstock.order.queue;
 import io.flashstock.order.ApiClient;
 import io.flashstock.order.OrderApiApplication;
 import io.flashstock.order.OrderApiIntegrationTest;
-import io.flashstock.order.placement.GateEndpoints;
+import io.flashstock.order.placement.core.GateEndpoints;
 import io.flashstock.order.stock.Gate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;

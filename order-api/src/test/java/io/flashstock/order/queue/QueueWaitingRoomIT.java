@@ -2,7 +2,7 @@ package io.flashstock.order.queue;
 
 import io.flashstock.order.ApiClient;
 import io.flashstock.order.OrderApiIntegrationTest;
-import io.flashstock.order.placement.GateEndpoints;
+import io.flashstock.order.placement.core.GateEndpoints;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockKeys;
 import io.micrometer.core.instrument.MeterRegistry;

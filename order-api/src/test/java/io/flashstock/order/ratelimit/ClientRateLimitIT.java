@@ -3,7 +3,7 @@ package io.flashstock.order.ratelimit;
 import io.flashstock.order.AddressedClient;
 import io.flashstock.order.ApiClient;
 import io.flashstock.order.OrderApiIntegrationTest;
-import io.flashstock.order.placement.GateEndpoints;
+import io.flashstock.order.placement.core.GateEndpoints;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockKeys;
 import org.junit.jupiter.api.Test;

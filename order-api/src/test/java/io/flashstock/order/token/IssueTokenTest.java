@@ -1,9 +1,9 @@
 package io.flashstock.order.token;
 
-import io.flashstock.order.placement.OrderMetrics;
-import io.flashstock.order.placement.OrderWrites;
-import io.flashstock.order.placement.Outcome;
 import io.flashstock.order.placement.RefusalMemory;
+import io.flashstock.order.placement.commit.OrderWrites;
+import io.flashstock.order.placement.core.OrderMetrics;
+import io.flashstock.order.placement.core.Outcome;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.MissingCounters;
 import io.flashstock.order.stock.StockItems;

@@ -1,8 +1,8 @@
 package io.flashstock.order.token;
 
-import io.flashstock.order.placement.OrderAnswer;
-import io.flashstock.order.placement.OrderMetrics;
-import io.flashstock.order.placement.OrderWrites;
+import io.flashstock.order.placement.commit.OrderWrites;
+import io.flashstock.order.placement.core.OrderAnswer;
+import io.flashstock.order.placement.core.OrderMetrics;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockReload;
 import io.flashstock.order.web.ProblemException;

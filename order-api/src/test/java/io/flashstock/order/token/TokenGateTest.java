@@ -16,7 +16,7 @@ abstract class TokenGateTest extends OrderApiIntegrationTest {
     static final String KEY = Base64.getEncoder().encodeToString(KEY_BYTES);
 
     ApiClient.Answer issue(ApiClient api, String item, String user, int quantity) {
-        return api.post(io.flashstock.order.placement.GateEndpoints.TOKEN,
+        return api.post(io.flashstock.order.placement.core.GateEndpoints.TOKEN,
                 ApiClient.orderJson(item, user, quantity));
     }
 

@@ -20,7 +20,7 @@ class PublishingConfiguration {
 
     /**
      * Replaces spring-kafka's LoggingProducerListener, which logs every failed record with its payload at
-     * ERROR: while the broker is away that is one line per row. {@link OutboxRelay} logs one line per batch
+     * ERROR: while the broker is away that is one line per row. {@link FailedRows} logs one line per batch
      * and one per DEAD row instead.
      */
     @Bean

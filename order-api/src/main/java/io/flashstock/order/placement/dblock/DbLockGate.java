@@ -1,9 +1,9 @@
 package io.flashstock.order.placement.dblock;
 
-import io.flashstock.order.placement.FirstAnswer;
-import io.flashstock.order.placement.GateResult;
-import io.flashstock.order.placement.OrderCommand;
-import io.flashstock.order.placement.OrderRows;
+import io.flashstock.order.placement.commit.OrderRows;
+import io.flashstock.order.placement.core.FirstAnswer;
+import io.flashstock.order.placement.core.OrderCommand;
+import io.flashstock.order.placement.gate.GateResult;
 import io.flashstock.order.stock.Gate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 

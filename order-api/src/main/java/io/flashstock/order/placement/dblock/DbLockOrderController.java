@@ -1,10 +1,10 @@
 package io.flashstock.order.placement.dblock;
 
 import io.flashstock.order.placement.CountedPlacement;
-import io.flashstock.order.placement.GateEndpoints;
 import io.flashstock.order.placement.OrderController;
 import io.flashstock.order.placement.OrderRequests;
 import io.flashstock.order.placement.PlaceOrderRequest;
+import io.flashstock.order.placement.core.GateEndpoints;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.warmup.WarmupTicket;
 import org.springframework.http.MediaType;
