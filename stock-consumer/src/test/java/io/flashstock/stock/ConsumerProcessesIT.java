@@ -82,26 +82,26 @@ class ConsumerProcessesIT {
      * A consumer killed with SIGKILL and started again takes its partitions back at once (static membership),
      * instead of waiting until the broker drops the killed process's members and the group rebalances. The session
      * is Kafka's default (45 s) here, so that the restart, which takes longer than the service's 10 s session on a
-     * busy machine, cannot pass by the killed members' expiry. It is killed while idle and then sells items it never
-     * locked, so that no item lock of a batch it was applying is left to expire: what is measured is the group alone.
+     * busy machine, cannot pass by the killed members' expiry. It is killed once idle, every event committed, so that no
+     * item lock of a batch it was applying is left to expire: what is measured is the group alone.
      */
     @Test
     void aConsumerKilledAndStartedAgainHasItsPartitionsBackAtOnce() {
         String database = infra.createDatabase("stock_reclaim");
         var db = new StockDatabase(infra.jdbcUrl(database));
+        String group = "stock-reclaim-" + UUID.randomUUID();
         try (var topic = StockTopic.create("stock-reclaim-it", PARTITIONS);
-             var consumer = service(database, topic, "stock-reclaim-" + UUID.randomUUID(), 3,
+             var consumer = service(database, topic, group, 3,
                      "--spring.kafka.consumer.properties.session.timeout.ms=45000")) {
             var expected = new Expected(itemsOnEveryPartition("reclaim", 1));
             expected.resetAll(topic);
             topic.flush();
             consumer.start().awaitReady(START);
             await().atMost(DRAIN).until(() -> db.count("processed_event") == expected.eventCount());
+            awaitQuiet(topic, group);
             consumer.kill();
 
             consumer.start().awaitReady(START);
-            // items the killed process never locked: its last batch's commit is seen before its item locks are
-            // released, so a kill in between leaves them held for their lease (30 s), which is not the group's wait
             var after = new Expected(itemsOnEveryPartition("reclaimed", 1));
             after.resetAll(topic);
             after.deductEach(topic);
@@ -134,9 +134,9 @@ class ConsumerProcessesIT {
             survivor.awaitReady(START);
             await("both instances assigned partitions").atMost(DRAIN).until(() -> membersWithPartitions(group) == 2);
             await().atMost(DRAIN).until(() -> db.count("processed_event") == expected.eventCount());
+            awaitQuiet(topic, group);
 
             killed.kill();
-            // items the killed instance never locked, as in the test above
             var after = new Expected(itemsOnEveryPartition("taken-over", 1));
             after.resetAll(topic);
             after.deductEach(topic);
@@ -202,6 +202,15 @@ class ConsumerProcessesIT {
                 "--spring.kafka.listener.concurrency=" + concurrency));
         args.addAll(List.of(extraArgs));
         return ServiceProcess.of("stock-consumer", FreePort.find(), args, Map.of());
+    }
+
+    /**
+     * Until the group committed every event. A batch's rows are visible before its item locks are released and its
+     * offsets committed: a kill in between would leave the locks held for their lease (30 s) and the batch to be
+     * delivered again, queued behind them, which is a wait the group's reclaim or take-over did not cause.
+     */
+    private static void awaitQuiet(StockTopic topic, String group) {
+        await("every event committed by " + group).atMost(DRAIN).until(() -> topic.committedToEnd(group));
     }
 
     private int membersWithPartitions(String group) throws Exception {

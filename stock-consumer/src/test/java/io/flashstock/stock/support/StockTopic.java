@@ -115,6 +115,23 @@ public final class StockTopic implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether the group has committed the end offset of every partition: its listeners returned from their last
+     * batch, so no item lock of theirs is still held and a kill now leaves nothing to redeliver.
+     */
+    public boolean committedToEnd(String group) {
+        try {
+            var partitions = admin.describeTopics(List.of(name)).allTopicNames().get().get(name).partitions().stream()
+                    .collect(Collectors.toMap(p -> new TopicPartition(name, p.partition()), p -> OffsetSpec.latest()));
+            var ends = admin.listOffsets(partitions).all().get();
+            var committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+            return ends.entrySet().stream().allMatch(end -> committed.get(end.getKey()) != null
+                    && committed.get(end.getKey()).offset() == end.getValue().offset());
+        } catch (InterruptedException | ExecutionException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Every record of the dead-letter topic; call once {@link #deadLetterCount()} reached the expected number. */
     public List<ConsumerRecord<String, byte[]>> deadLetters() {
         long expected = deadLetterCount();
