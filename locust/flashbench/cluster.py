@@ -17,7 +17,7 @@ from pathlib import Path
 import gevent
 
 from flashbench import admin, stack
-from flashbench.bench import wait_until
+from flashbench.polling import wait_until
 from flashbench.faults import probes
 from flashbench.faults.probes import blocking
 from flashbench.faults.run import Run, Scenario, around_sell_out, at, wait_cooperatively

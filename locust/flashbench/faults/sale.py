@@ -8,7 +8,7 @@ from pathlib import Path
 import gevent
 
 from flashbench import admin, stack
-from flashbench.bench import wait_until
+from flashbench.polling import wait_until
 from flashbench.faults import probes
 from flashbench.faults.judge import Outcome, describe_answers, judge
 from flashbench.faults.load import LOADS, default_stock, draw_orders, ideal_sell_out, user_pool
