@@ -1,8 +1,8 @@
 import pytest
 
-from flashbench.bench import cli, latency, locust_run, services
+from flashbench.bench import cli, footprint, latency, locust_run, services
 from flashbench.bench.drain import drain_seconds
-from flashbench.bench.verdict import rate_verdict
+from flashbench.bench.verdict import passed, rate_verdict
 
 
 def test_drain_is_from_the_last_answer_to_the_last_application():
@@ -21,6 +21,20 @@ def test_the_rate_passes_at_its_share_of_the_target_and_fails_below():
 
 def test_a_min_rate_of_zero_reports_the_rate_without_judging_it():
     assert rate_verdict(10.0, 1000.0, 0.0) == "not judged"
+
+
+def test_a_run_passes_only_without_failures_at_its_rate_drained_and_reconciled():
+    assert passed(0, "ok", True, True) and passed(0, "not judged", True, True)
+    assert not passed(1, "ok", True, True)
+    assert not passed(0, None, True, True)
+    assert not passed(0, "ok", False, True)
+    assert not passed(0, "ok", True, False)
+
+
+def test_database_statements_are_counted_per_order_for_the_counters_read_both_times():
+    before, after = {"Questions": 1000, "Com_commit": 10}, {"Questions": 4000, "Com_commit": 1010, "Com_select": 9}
+    assert footprint.statements_per_order(before, after, 3000) == {"Questions": 1.0, "Com_commit": 0.33}
+    assert footprint.statements_per_order(before, after, 0) == {"Questions": 3000.0, "Com_commit": 1000.0}
 
 
 def test_the_server_histogram_of_a_run_leaves_out_what_came_before():
@@ -57,3 +71,20 @@ def test_every_option_of_the_help_says_its_default(capsys, monkeypatch):
     text = capsys.readouterr().out
     assert "(default: 100000)" in text and "(default: the service's, 200)" in text
     assert "(default: None)" not in text and "(default: False)" not in text
+
+
+def test_the_summary_says_what_failed_and_gives_the_verdict():
+    from flashbench import report
+    from flashbench.bench.options import RunOptions
+    from flashbench.bench.summary import Measured, summary
+
+    stats = report.RunStats({row: 5.0 for row in report.PERCENTILE_ROWS}, 4.0, 1000, 0, 900.0)
+    measured = Measured(stats=stats, result={"statuses": {"200": 1000}}, rate=None, drain_s=None, reconciled=True,
+                        passed=False, plots=[], processes={"redis": 1},
+                        costs={"steady": None, "whole": {"redis": 10.0}}, statements={})
+    lines = summary(RunOptions(requests=1000, rps=1000.0), "20261126T000000Z", measured,
+                    {"server_latency": {}, "end_to_end_latency": {}, "memory_mib": {}})
+    assert "- achieved rate: 900.0 requests/s (BELOW 99% of target)" in lines
+    assert "- drain: NOT DRAINED within 120 s" in lines
+    assert "- reconciliation: exact (see reconciliation.md)" in lines
+    assert lines[-1] == "**verdict: FAIL**"
