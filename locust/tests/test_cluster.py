@@ -3,8 +3,11 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 from flashbench import history, stack
-from flashbench.cluster import brokers, kafka_faults, redis_faults, redis_nodes, sale_figures, scenarios
+from flashbench.cluster import (brokers, fault_steps, kafka_faults, redis_faults, redis_nodes, sale_figures, scenarios,
+                                whole)
 from flashbench.faults import probes
 from flashbench.faults.judge import Outcome
 from flashbench.faults.load import Load, default_stock, draw_orders, ideal_sell_out
@@ -190,3 +193,41 @@ def test_a_primary_is_killed_from_the_harness_and_timed_right_before_the_signal(
     (pid, sig, signalled_at), = signals
     assert (got_victim, owner, pid, sig) == (victim, promoted, 4242, signal.SIGKILL)
     assert 0 <= signalled_at - killed_at < 0.05
+
+
+def test_a_node_is_a_synced_replica_only_with_its_link_up_and_no_full_sync_under_way(monkeypatch):
+    infos = {7201: "role:slave\r\nmaster_link_status:up\r\nmaster_sync_in_progress:0\r\n",
+             7202: "role:slave\r\nmaster_link_status:up\r\nmaster_sync_in_progress:1\r\n",
+             7203: "role:slave\r\nmaster_link_status:down\r\nmaster_sync_in_progress:0\r\n",
+             7204: "role:master\r\nconnected_slaves:1\r\n"}
+
+    def cli(port, *args):
+        if port not in infos:
+            raise RuntimeError("Could not connect")
+        return infos[port]
+
+    monkeypatch.setattr(redis_nodes, "cli", cli)
+    assert [redis_nodes.replica_synced(p) for p in (7201, 7202, 7203, 7204, 7205)] == [True, False, False, False,
+                                                                                        False]
+
+
+def test_only_the_nodes_an_earlier_scenario_left_down_are_started_again(tmp_path, monkeypatch):
+    for kind, file, alive in (("redis", "redis.pid", {1, 3, 4, 5, 6}), ("kafka", "kafka.pid", {1, 2})):
+        for n in range(1, (6 if kind == "redis" else 3) + 1):
+            pid_file = tmp_path / f"{kind}-cluster" / str(n) / file
+            pid_file.parent.mkdir(parents=True)
+            pid_file.write_text(str(os.getpid() if n in alive else 2 ** 22 + 1))
+    started = []
+    monkeypatch.setattr(stack, "STATE", tmp_path)
+    monkeypatch.setattr(stack, "control", lambda *args: started.append(" ".join(args)))
+    monkeypatch.setattr(whole, "cluster_ok", lambda: True)
+    whole.ensure_whole()
+    assert started == ["start redis-2", "start kafka-3"]
+
+
+def test_a_cooperative_wait_says_when_its_check_held_and_gives_up_at_its_deadline():
+    checks = iter([False, False, True])
+    before = time.monotonic()
+    assert before <= fault_steps.wait_for(lambda: next(checks), 5.0, "the third check") <= time.monotonic()
+    with pytest.raises(RuntimeError, match="timed out after 0 s waiting for a check that never holds"):
+        fault_steps.wait_for(lambda: False, 0.3, "a check that never holds")
