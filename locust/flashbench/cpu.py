@@ -105,6 +105,23 @@ def steady_window(samples: list[Sample], history: list[tuple[float, int]], total
     return first, last, answered_at(history, last.at) - answered_at(history, first.at)
 
 
+def costs(samples: list[Sample], history: list[tuple[float, int]], total: int) -> dict:
+    """CPU µs per order of each process over the steady part (None when the run had none) and the whole run."""
+    window = steady_window(samples, history, total)
+    steady = None if window is None else per_order_us(window[0], window[1], window[2])
+    return {"steady": steady, "whole": per_order_us(first_known(samples), last_known(samples), total)}
+
+
+def write_samples(path: Path, sampler: CpuSampler, history: list[tuple[float, int]]) -> None:
+    """The raw samples as CSV: when, the answers counted by then, and each process's CPU seconds."""
+    names = list(sampler.pids)
+    with path.open("w", encoding="utf-8") as f:
+        f.write("epoch_s,answered," + ",".join(f"{n}_cpu_s" for n in names) + "\n")
+        for s in sampler.samples:
+            f.write(f"{s.at:.3f},{answered_at(history, s.at):.0f},"
+                    + ",".join("" if s.cpu_s.get(n) is None else f"{s.cpu_s[n]:.2f}" for n in names) + "\n")
+
+
 def role(name: str) -> str:
     """The engine's role of a process: redis-3 and redis are redis, order-api-2 is order-api."""
     return next((r for r in (*ENGINE,) if name == r or (name.startswith(r + "-") and name[len(r) + 1:].isdigit())), name)

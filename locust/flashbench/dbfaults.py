@@ -36,7 +36,7 @@ from pathlib import Path
 import gevent
 
 from flashbench import admin, stack
-from flashbench.bench import wait_until
+from flashbench.polling import wait_until
 from flashbench.faults import probes
 from flashbench.faults.judge import Outcome
 from flashbench.faults.load import STOCK_SHARE, default_stock

@@ -10,8 +10,8 @@ import threading
 from pathlib import Path
 
 from flashbench import vegeta
-from flashbench.bench import reset_stock
 from flashbench.stack import API, ROOT
+from flashbench.stockdb import reset_stock
 
 RATE, FLOOD_RATE, SECONDS = 1000, 500, 20
 

@@ -15,7 +15,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from flashbench import report
-from flashbench.bench import RunOptions, ServiceSettings, log, run
+from flashbench.bench.options import RunOptions, ServiceSettings
+from flashbench.bench.run import run
+from flashbench.console import log
 from flashbench.stack import ROOT
 
 SERVICE_KEYS = {"tomcat_threads", "hikari_pool", "warmup", "virtual_threads", "lock_mode"}

@@ -21,8 +21,9 @@ from dataclasses import asdict
 from pathlib import Path
 
 from flashbench import cpu, vegeta
-from flashbench.bench import log, reset_stock
+from flashbench.console import log
 from flashbench.stack import RECONCILE, ROOT, TOPOLOGIES, instances, running_topology, stack_pids
+from flashbench.stockdb import reset_stock
 
 
 def run_rate(item: str, rate: float, seconds: float, out: Path, topology: str) -> tuple[vegeta.OpenRun, dict]:

@@ -17,8 +17,9 @@ from pathlib import Path
 import requests
 
 from flashbench import cpu, vegeta
-from flashbench.bench import log, reset_stock
+from flashbench.console import log
 from flashbench.stack import API, stack_pids
+from flashbench.stockdb import reset_stock
 
 PROCESSES = ("order-api", "redis", "mariadb", "kafka", "outbox-relay", "stock-consumer")
 

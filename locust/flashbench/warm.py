@@ -16,8 +16,9 @@ import sys
 from pathlib import Path
 
 from flashbench import cpu, vegeta
-from flashbench.bench import log, reset_stock
+from flashbench.console import log
 from flashbench.stack import API, ROOT, STACK, stack_pids
+from flashbench.stockdb import reset_stock
 
 
 def measure(label: str, env: dict, rate: float, warm_s: float, measure_s: float, out: Path) -> dict:

@@ -57,3 +57,21 @@ def test_the_cluster_topologys_processes_are_summed_by_role():
 def test_a_role_with_a_process_not_measured_has_no_figure():
     assert cpu.by_role({"redis-1": 10.0, "redis-2": None})["redis"] is None
     assert cpu.by_role({"redis-1": None, "redis-2": 3.0})["redis"] is None
+
+
+def test_the_costs_of_a_run_are_per_order_over_its_steady_part_and_over_all_of_it():
+    history = [(float(t), 1000 * t) for t in range(11)]
+    samples = [cpu.Sample(float(t), {"redis": 0.3 * t + (1.0 if t > 9 else 0.0)}) for t in range(11)]
+    costs = cpu.costs(samples, history, 10_000)
+    assert round(costs["steady"]["redis"]) == 300  # 3 s to 9 s: 1.8 s for 6,000 orders
+    assert round(costs["whole"]["redis"]) == 400  # 4 s for 10,000 orders, the last second's burst included
+    assert cpu.costs(samples[:2], history, 10_000)["steady"] is None  # too short to have a steady part
+
+
+def test_the_samples_are_written_with_the_answers_counted_by_then(tmp_path):
+    sampler = cpu.CpuSampler({"redis": 1, "locust": 2})
+    sampler.samples = [cpu.Sample(100.0, {"redis": 1.0, "locust": None}), cpu.Sample(101.5, {"redis": 1.25, "locust": 0.5})]
+    cpu.write_samples(tmp_path / "cpu.csv", sampler, [(100.0, 0), (102.0, 2000)])
+    assert (tmp_path / "cpu.csv").read_text() == ("epoch_s,answered,redis_cpu_s,locust_cpu_s\n"
+                                                  "100.000,0,1.00,\n"
+                                                  "101.500,1500,1.25,0.50\n")

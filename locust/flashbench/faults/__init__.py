@@ -34,7 +34,7 @@ expire (order-api runs it with tokens of 10 s) and their units must be sold to t
 On the cluster topology (`scripts/stack up --cluster`; the suite follows `scripts/stack topology`) the orders go to
 the two order-apis in turn, and each scenario sells, beside its item, three more on the same Redis shard: one with a
 per-user limit of 3, one through the token gate, one through the waiting room (SIDE_ITEMS),
-each judged as its own row. Its scenarios (flashbench/cluster.py): redis-primary-kill (the shard's primary SIGKILLed
+each judged as its own row. Its scenarios (flashbench/cluster): redis-primary-kill (the shard's primary SIGKILLed
 before the sell-out, its replica promoted; the gap in selling measured), redis-primary-rejoin (the old primary back
 as a replica while orders flow), slot-migration (the item's slot moved live, in batches of keys), broker-leader-kill
 (the partition's leader SIGKILLed and restarted, 3×), brokers-down (two of three brokers down for up to 30 s while

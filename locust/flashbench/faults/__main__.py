@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(sys.argv[1:] if argv is None else argv)
     known, default = dict(SCENARIOS), list(SCENARIOS)
     if stack.configure_topology(a.topology) == "cluster":
-        from flashbench import cluster
+        from flashbench.cluster import scenarios as cluster
         SCENARIOS.update(cluster.SCENARIOS)
         known, default = {k: v for k, v in SCENARIOS.items() if k not in SINGLE_ONLY}, cluster.DEFAULT
     names = a.scenarios.split(",") if a.scenarios else default

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from flashbench import history, stack
-from flashbench.bench import wait_until
+from flashbench.polling import wait_until
 from flashbench.faults import probes
 from flashbench.faults.run import Run, Scenario
 

@@ -6,6 +6,7 @@ import subprocess
 import gevent
 
 from flashbench import history, stack
+from flashbench.stockdb import stock_item
 
 class RedisUnavailable(Exception):
     pass
@@ -88,19 +89,6 @@ def stock_level(item: str) -> history.StockLevel | None:
         return None
     return history.StockLevel(int(level["generation"]), int(level["baseline"]), int(level["quantity"]),
                               int(level["eventsApplied"]))
-
-
-def stock_item(item: str) -> dict:
-    """The stock database's row of the item, from the first stock-consumer that answers; {} if none has it."""
-    import requests
-    for url in stack.consumer_urls():
-        try:
-            r = requests.get(f"{url}/stock/items/{item}", timeout=5)
-        except requests.RequestException:
-            continue
-        return r.json() if r.status_code == 200 else {}
-    return {}
-
 
 
 def signal_component(name: str, sig: int) -> None:

@@ -52,13 +52,13 @@ def around_sell_out(load: Load, lead_s: float = 0.0) -> float:
 
 
 
-def wait_cooperatively(predicate, timeout_s: float) -> bool:
+def wait_cooperatively(predicate, timeout_s: float, interval_s: float = 0.05) -> bool:
     """Polls `predicate` without stopping the load; whether it held before the deadline."""
     deadline = time.monotonic() + timeout_s
     while not predicate():
         if time.monotonic() >= deadline:
             return False
-        gevent.sleep(0.05)
+        gevent.sleep(interval_s)
     return True
 
 

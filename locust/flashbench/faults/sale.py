@@ -8,7 +8,7 @@ from pathlib import Path
 import gevent
 
 from flashbench import admin, stack
-from flashbench.bench import wait_until
+from flashbench.polling import wait_until
 from flashbench.faults import probes
 from flashbench.faults.judge import Outcome, describe_answers, judge
 from flashbench.faults.load import LOADS, default_stock, draw_orders, ideal_sell_out, user_pool
@@ -40,8 +40,8 @@ def item_name(name: str, near: str | None) -> str:
 
 
 def same_shard(item: str, other: str) -> bool:
-    from flashbench import cluster
-    return cluster.slot_owner(cluster.item_slot(item)) == cluster.slot_owner(cluster.item_slot(other))
+    from flashbench.cluster.redis_nodes import item_slot, slot_owner
+    return slot_owner(item_slot(item)) == slot_owner(item_slot(other))
 
 
 def run_scenario(name: str, rate: float, duration_s: float, stock: int, out: Path) -> list[Outcome]:
@@ -70,8 +70,8 @@ def run_scenario(name: str, rate: float, duration_s: float, stock: int, out: Pat
     outcomes = []
     try:
         if stack.TOPOLOGY == "cluster":
-            from flashbench import cluster
-            cluster.ensure_whole()
+            from flashbench.cluster.whole import ensure_whole
+            ensure_whole()
         if scenario.setup:
             scenario.setup()
         for r, item_stock in zip(runs, stocks):

@@ -189,5 +189,5 @@ SCENARIOS = {
 
 
 # what the single topology's Redis (one process, its files in REDIS_DIR) makes possible; the cluster topology has
-# its own Redis faults (flashbench/cluster.py)
+# its own Redis faults (flashbench/cluster)
 SINGLE_ONLY = frozenset({"redis-restart", "redis-aof-kill", "per-user-limit", "entry-flood", "units-back-in-crowd"})
