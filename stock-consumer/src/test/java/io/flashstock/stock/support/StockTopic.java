@@ -14,6 +14,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -27,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
 /**
@@ -40,6 +42,7 @@ public final class StockTopic implements AutoCloseable {
     private final String name;
     private final Admin admin;
     private final KafkaProducer<String, String> producer;
+    private final AtomicReference<Exception> failedSend = new AtomicReference<>();
 
     private StockTopic(String name, Admin admin, KafkaProducer<String, String> producer) {
         this.name = name;
@@ -61,6 +64,8 @@ public final class StockTopic implements AutoCloseable {
         var producer = new KafkaProducer<>(Map.<String, Object>of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 ProducerConfig.ACKS_CONFIG, "all",
+                // one request at a time: a retried batch cannot be overtaken by the next (see KafkaTopics)
+                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1,
                 ProducerConfig.LINGER_MS_CONFIG, 5),
                 new StringSerializer(), new StringSerializer());
         return new StockTopic(name, admin, producer);
@@ -83,22 +88,32 @@ public final class StockTopic implements AutoCloseable {
             var record = new ProducerRecord<>(name, event.itemCode(), json(event));
             record.headers().add(StockTopics.EVENT_ID_HEADER, event.eventId().toString().getBytes(StandardCharsets.UTF_8));
             record.headers().add(StockTopics.EVENT_TYPE_HEADER, event.type().getBytes(StandardCharsets.UTF_8));
-            producer.send(record);
+            producer.send(record, this::failed);
+        }
+    }
+
+    private void failed(RecordMetadata metadata, Exception exception) {
+        if (exception != null) {
+            failedSend.compareAndSet(null, exception);
         }
     }
 
     /** A record as it is on the wire, for poison messages; a null value is a tombstone. */
     public void sendRaw(String key, String value) {
-        producer.send(new ProducerRecord<>(name, key, value));
+        producer.send(new ProducerRecord<>(name, key, value), this::failed);
     }
 
     /** A record put on the dead-letter topic directly, as the consumer leaves one there: key = item code. */
     public void sendDeadLetter(String key, String value) {
-        producer.send(new ProducerRecord<>(deadLetterTopic(), key, value));
+        producer.send(new ProducerRecord<>(deadLetterTopic(), key, value), this::failed);
     }
 
+    /** Waits until everything sent is acknowledged; fails if any record was not, rather than test a stream with a gap. */
     public void flush() {
         producer.flush();
+        if (failedSend.get() != null) {
+            throw new IllegalStateException("a record sent to " + name + " was not written", failedSend.get());
+        }
     }
 
     /** Records in the dead-letter topic, from its end offsets (cheap, no consumer needed). */
