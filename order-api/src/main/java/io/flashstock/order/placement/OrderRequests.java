@@ -2,9 +2,9 @@ package io.flashstock.order.placement;
 
 import io.flashstock.contract.OutboxStatus;
 import io.flashstock.order.placement.core.OrderCommand;
-import io.flashstock.order.web.InputRules;
 import io.flashstock.order.refusal.Refusal;
 import io.flashstock.order.refusal.RefusedException;
+import io.flashstock.order.web.InputRules;
 import io.flashstock.warmup.WarmupProperties;
 import io.flashstock.warmup.WarmupTicket;
 import org.springframework.stereotype.Component;

@@ -1,9 +1,9 @@
 package io.flashstock.order.queue;
 
-import io.flashstock.order.stock.Gate;
-import io.flashstock.order.stock.MissingCounters;
 import io.flashstock.order.refusal.Refusal;
 import io.flashstock.order.refusal.RefusedException;
+import io.flashstock.order.stock.Gate;
+import io.flashstock.order.stock.MissingCounters;
 import org.springframework.dao.DataAccessException;
 import org.springframework.stereotype.Service;
 
@@ -77,7 +77,6 @@ class EnterWaitingRoom {
         if (triage instanceof MissingCounters.OtherGate other) {
             return wrongGate(itemCode, other.gate());
         }
-        return new RefusedException(Refusal.STOCK_RELOADING, "the stock of item " + itemCode + " is being "
-                + "rebuilt from the orders; retry shortly").with("itemCode", itemCode);
+        return MissingCounters.rebuilding(itemCode, "retry shortly").with("itemCode", itemCode);
     }
 }

@@ -1,9 +1,9 @@
 package io.flashstock.order.queue;
 
 import io.flashstock.order.placement.gate.SlotMovingRetry;
-import io.flashstock.order.stock.StockKeys;
 import io.flashstock.order.refusal.Refusal;
 import io.flashstock.order.refusal.RefusedException;
+import io.flashstock.order.stock.StockKeys;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.stereotype.Component;

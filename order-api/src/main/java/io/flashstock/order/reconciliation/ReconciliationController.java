@@ -1,8 +1,8 @@
 package io.flashstock.order.reconciliation;
 
-import io.flashstock.order.web.InputRules;
 import io.flashstock.order.refusal.Refusal;
 import io.flashstock.order.refusal.RefusedException;
+import io.flashstock.order.web.InputRules;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;

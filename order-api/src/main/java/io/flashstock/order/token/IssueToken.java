@@ -10,11 +10,11 @@ import io.flashstock.order.placement.core.Outcome.LimitReached;
 import io.flashstock.order.placement.core.Outcome.SoldOut;
 import io.flashstock.order.placement.core.Outcome.UnknownItem;
 import io.flashstock.order.placement.core.Outcome.WrongGate;
+import io.flashstock.order.refusal.Refusal;
+import io.flashstock.order.refusal.RefusedException;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.MissingCounters;
 import io.flashstock.order.stock.StockReload;
-import io.flashstock.order.refusal.Refusal;
-import io.flashstock.order.refusal.RefusedException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.stereotype.Service;
 
@@ -144,7 +144,6 @@ class IssueToken {
     /** The refusal of an item whose counter is being rebuilt (its rebuild asked for already). */
     private RefusedException rebuilding(String itemCode) {
         outcomes.count(Counted.STOCK_RELOADING);
-        return new RefusedException(Refusal.STOCK_RELOADING, "the stock of item " + itemCode + " is being "
-                + "rebuilt from the orders; no token was issued: retry shortly");
+        return MissingCounters.rebuilding(itemCode, "no token was issued: retry shortly");
     }
 }

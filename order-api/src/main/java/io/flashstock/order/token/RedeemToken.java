@@ -5,10 +5,11 @@ import io.flashstock.order.placement.commit.OrderWrites;
 import io.flashstock.order.placement.core.OrderAnswer;
 import io.flashstock.order.placement.core.OrderMetrics;
 import io.flashstock.order.placement.core.Outcome.Counted;
-import io.flashstock.order.stock.Gate;
-import io.flashstock.order.stock.StockReload;
 import io.flashstock.order.refusal.Refusal;
 import io.flashstock.order.refusal.RefusedException;
+import io.flashstock.order.stock.Gate;
+import io.flashstock.order.stock.MissingCounters;
+import io.flashstock.order.stock.StockReload;
 import org.springframework.stereotype.Service;
 
 import java.util.Map;
@@ -130,8 +131,7 @@ class RedeemToken implements TokenRedemption {
     private RefusedException rebuilding(String item) {
         reloads.heal(item);
         outcomes.count(Counted.STOCK_RELOADING);
-        return new RefusedException(Refusal.STOCK_RELOADING, "the stock of item " + item + " is being rebuilt "
-                + "from the orders; nothing was sold: retry shortly with the same token");
+        return MissingCounters.rebuilding(item, "nothing was sold: retry shortly with the same token");
     }
 
     private RefusedException gone(PurchaseToken token, String generation) {

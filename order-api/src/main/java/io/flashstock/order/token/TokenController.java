@@ -2,8 +2,8 @@ package io.flashstock.order.token;
 
 import io.flashstock.order.placement.core.GateEndpoints;
 import io.flashstock.order.placement.core.Outcome;
-import io.flashstock.order.web.InputRules;
 import io.flashstock.order.refusal.Refusal;
+import io.flashstock.order.web.InputRules;
 import io.flashstock.order.web.Problems;
 import io.flashstock.order.web.RefusalProblems;
 import org.springframework.http.HttpStatus;

@@ -1,8 +1,8 @@
 package io.flashstock.order.token;
 
-import io.flashstock.order.stock.Gate;
 import io.flashstock.order.refusal.Refusal;
 import io.flashstock.order.refusal.RefusedException;
+import io.flashstock.order.stock.Gate;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.stereotype.Component;

@@ -122,7 +122,11 @@ class EnterWaitingRoomTest {
         when(room.enter(any(), anyString(), anyInt())).thenReturn(new WaitingRoom.Entered("UNKNOWN", "", 0));
         when(items.gate(ITEM)).thenReturn(Optional.of(Gate.QUEUE));
 
-        assertProblem(() -> enterWaitingRoom.enter(ITEM, "alice", 2), Refusal.STOCK_RELOADING);
+        var problem = assertProblem(() -> enterWaitingRoom.enter(ITEM, "alice", 2), Refusal.STOCK_RELOADING);
+
+        assertThat(problem.getMessage())
+                .isEqualTo("the stock of item " + ITEM + " is being rebuilt from the orders; retry shortly");
+        assertThat(problem.properties()).containsEntry("itemCode", ITEM);
         verify(reloads).heal(ITEM);
     }
 

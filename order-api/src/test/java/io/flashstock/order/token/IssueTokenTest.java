@@ -133,7 +133,10 @@ class IssueTokenTest {
     void anUntrustedCounterIsRebuiltAndNoTokenIssued() {
         when(holds.issue(ITEM, "alice", 2, ID)).thenReturn(new TokenHolds.Issue.Untrusted());
 
-        assertProblem(() -> issueToken.issue(ITEM, "alice", 2, ID), Refusal.STOCK_RELOADING);
+        var problem = assertProblem(() -> issueToken.issue(ITEM, "alice", 2, ID), Refusal.STOCK_RELOADING);
+
+        assertThat(problem.getMessage()).isEqualTo("the stock of item " + ITEM
+                + " is being rebuilt from the orders; no token was issued: retry shortly");
         verify(reloads).heal(ITEM);
         assertThat(ordersCounted(meters)).containsExactly(Map.entry("token stock_reloading", 1.0));
     }

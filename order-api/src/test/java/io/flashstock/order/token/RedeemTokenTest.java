@@ -173,7 +173,10 @@ class RedeemTokenTest {
         when(holds.startOrdering(token)).thenReturn(new TokenHolds.Redeem.Absent(""));
         when(orders.find(TOKEN_ID)).thenReturn(Optional.empty());
 
-        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), Refusal.STOCK_RELOADING);
+        var problem = assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), Refusal.STOCK_RELOADING);
+
+        assertThat(problem.getMessage()).isEqualTo("the stock of item " + ITEM
+                + " is being rebuilt from the orders; nothing was sold: retry shortly with the same token");
         verify(reloads).heal(ITEM);
         assertThat(ordersCounted(meters)).containsExactly(Map.entry("token stock_reloading", 1.0));
     }

@@ -1,7 +1,7 @@
 package io.flashstock.order.placement.core;
 
-import io.flashstock.order.stock.Gate;
 import io.flashstock.order.refusal.Refusal;
+import io.flashstock.order.stock.Gate;
 
 /**
  * How an order ended, short of a failure of Redis or the database (those throw). Each outcome names what

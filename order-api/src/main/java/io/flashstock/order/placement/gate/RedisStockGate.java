@@ -2,11 +2,11 @@ package io.flashstock.order.placement.gate;
 
 import io.flashstock.order.placement.core.OrderCommand;
 import io.flashstock.order.placement.core.PlacementSettings;
+import io.flashstock.order.refusal.Refusal;
+import io.flashstock.order.refusal.RefusedException;
 import io.flashstock.order.stock.RedisScripts;
 import io.flashstock.order.stock.StockKeys;
 import io.flashstock.order.stock.StockSettings;
-import io.flashstock.order.refusal.Refusal;
-import io.flashstock.order.refusal.RefusedException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.springframework.dao.DataAccessException;
