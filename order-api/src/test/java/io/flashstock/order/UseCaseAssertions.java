@@ -1,7 +1,7 @@
 package io.flashstock.order;
 
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
+import io.flashstock.order.refusal.RefusedException;
+import io.flashstock.order.refusal.Refusal;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
@@ -13,17 +13,17 @@ import java.util.TreeMap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-/** What the use-case tests assert the same way: a refusal's problem type, and the orders (or other events) counted. */
+/** What the use-case tests assert the same way: a refusal's reason, and the orders (or other events) counted. */
 public final class UseCaseAssertions {
 
     private UseCaseAssertions() {
     }
 
-    /** The call refuses with a {@link ProblemException} of {@code type}; returned for its details. */
-    public static ProblemException assertProblem(ThrowingCallable call, ProblemType type) {
-        var thrown = catchThrowableOfType(ProblemException.class, call);
-        assertThat(thrown).as("a ProblemException").isNotNull();
-        assertThat(thrown.type()).isEqualTo(type);
+    /** The call refuses with a {@link RefusedException} of {@code refusal}; returned for its details. */
+    public static RefusedException assertProblem(ThrowingCallable call, Refusal refusal) {
+        var thrown = catchThrowableOfType(RefusedException.class, call);
+        assertThat(thrown).as("a RefusedException").isNotNull();
+        assertThat(thrown.refusal()).isEqualTo(refusal);
         return thrown;
     }
 

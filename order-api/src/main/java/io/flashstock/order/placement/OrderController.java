@@ -3,8 +3,9 @@ package io.flashstock.order.placement;
 import io.flashstock.order.placement.core.GateEndpoints;
 import io.flashstock.order.placement.core.OrderCommand;
 import io.flashstock.order.placement.core.Outcome;
-import io.flashstock.order.web.ProblemType;
+import io.flashstock.order.refusal.Refusal;
 import io.flashstock.order.web.Problems;
+import io.flashstock.order.web.RefusalProblems;
 import io.flashstock.warmup.WarmupTicket;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.http.HttpHeaders;
@@ -86,31 +87,31 @@ public class OrderController {
         String item = command.itemCode();
         ProblemDetail problem;
         if (outcome instanceof Outcome.SoldOut soldOut) {
-            problem = Problems.detail(ProblemType.SOLD_OUT, "item " + item + " has " + soldOut.remaining()
+            problem = RefusalProblems.detail(Refusal.SOLD_OUT, "item " + item + " has " + soldOut.remaining()
                     + " left, " + command.quantity() + " asked");
             problem.setProperty("remaining", soldOut.remaining());
         } else if (outcome instanceof Outcome.LimitReached limit) {
-            problem = Problems.detail(ProblemType.PER_USER_LIMIT_REACHED, "user " + command.userId() + " bought "
+            problem = RefusalProblems.detail(Refusal.PER_USER_LIMIT_REACHED, "user " + command.userId() + " bought "
                     + limit.bought() + " of item " + item + " and may buy " + limit.limit());
             problem.setProperty("perUserLimit", limit.limit());
             problem.setProperty("bought", limit.bought());
         } else if (outcome instanceof Outcome.WrongGate wrongGate) {
-            problem = Problems.detail(ProblemType.WRONG_GATE, "item " + item + " is sold through its gate "
+            problem = RefusalProblems.detail(Refusal.WRONG_GATE, "item " + item + " is sold through its gate "
                     + wrongGate.gate().code() + ": POST " + GateEndpoints.pathOf(wrongGate.gate()));
             problem.setProperty("gate", wrongGate.gate().code());
         } else if (outcome instanceof Outcome.UnknownItem) {
-            problem = Problems.detail(ProblemType.UNKNOWN_ITEM, "no stock is set for item " + item);
+            problem = RefusalProblems.detail(Refusal.UNKNOWN_ITEM, "no stock is set for item " + item);
         } else if (outcome instanceof Outcome.StockReloading) {
-            problem = Problems.detail(ProblemType.STOCK_RELOADING, "the stock of item " + item + " is being "
+            problem = RefusalProblems.detail(Refusal.STOCK_RELOADING, "the stock of item " + item + " is being "
                     + "rebuilt from the orders; nothing was sold: retry shortly");
         } else if (outcome instanceof Outcome.ReplayInProgress replay) {
-            problem = Problems.detail(ProblemType.IDEMPOTENCY_IN_PROGRESS,
+            problem = RefusalProblems.detail(Refusal.IDEMPOTENCY_IN_PROGRESS,
                     "the first request with this Idempotency-Key has not completed; retry shortly");
             problem.setProperty("orderCode", replay.orderCode());
         } else if (outcome instanceof Outcome.Refused refused) {
-            problem = Problems.detail(refused.type(), refused.detail());
+            problem = RefusalProblems.detail(refused.reason(), refused.detail());
         } else if (outcome instanceof Outcome.KeyReused) {
-            problem = Problems.detail(ProblemType.IDEMPOTENCY_KEY_REUSED,
+            problem = RefusalProblems.detail(Refusal.IDEMPOTENCY_KEY_REUSED,
                     "this Idempotency-Key was first used for another user or quantity");
         } else {
             throw new IllegalStateException("no answer for " + outcome);

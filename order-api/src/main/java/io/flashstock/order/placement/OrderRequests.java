@@ -2,9 +2,9 @@ package io.flashstock.order.placement;
 
 import io.flashstock.contract.OutboxStatus;
 import io.flashstock.order.placement.core.OrderCommand;
+import io.flashstock.order.refusal.Refusal;
+import io.flashstock.order.refusal.RefusedException;
 import io.flashstock.order.web.InputRules;
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
 import io.flashstock.warmup.WarmupProperties;
 import io.flashstock.warmup.WarmupTicket;
 import org.springframework.stereotype.Component;
@@ -33,7 +33,7 @@ public class OrderRequests {
         // only the warm-up's own orders: another's would be answered 200, then deleted by its clean-up
         boolean warmup = request.itemCode().equals(warmupItemCode);
         if (warmup && !warmupTicket.admits(ticket)) {
-            throw new ProblemException(ProblemType.RESERVED_ITEM, "item " + warmupItemCode
+            throw new RefusedException(Refusal.RESERVED_ITEM, "item " + warmupItemCode
                     + " is reserved for the service's warm-up");
         }
         return new OrderCommand(request.itemCode(), request.userId(), request.quantity(), idempotencyKey, null,

@@ -14,11 +14,11 @@ import io.flashstock.order.placement.gate.RedisStockGate;
 import io.flashstock.order.placement.gate.TakenStock;
 import io.flashstock.order.placement.guard.DatabaseBreaker;
 import io.flashstock.order.placement.indoubt.InDoubtOrders;
+import io.flashstock.order.refusal.Refusal;
+import io.flashstock.order.refusal.RefusedException;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.MissingCounters;
 import io.flashstock.order.stock.StockReload;
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
@@ -81,7 +81,7 @@ public class PlaceOrder {
 
     public Outcome place(OrderCommand command) {
         if (!breaker.admits()) {
-            throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE,
+            throw new RefusedException(Refusal.DATABASE_UNAVAILABLE,
                     "the order database is unreachable; no stock was taken");
         }
         // the crowd after a sell-out is answered here, without a round trip to Redis
@@ -180,7 +180,7 @@ public class PlaceOrder {
         try {
             triage = missingCounters.triage(command.itemCode(), itemGate -> itemGate != Gate.DB_LOCK);
         } catch (DataAccessException e) {
-            throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the item", e);
+            throw new RefusedException(Refusal.DATABASE_UNAVAILABLE, "could not look up the item", e);
         }
         if (triage instanceof MissingCounters.OtherGate other) {
             return new Outcome.WrongGate(other.gate());

@@ -9,9 +9,9 @@ import io.flashstock.order.placement.core.OrderCommand;
 import io.flashstock.order.placement.core.Outcome;
 import io.flashstock.order.placement.core.PlacementSettings;
 import io.flashstock.order.placement.gate.AbandonedKeys;
+import io.flashstock.order.refusal.Refusal;
+import io.flashstock.order.refusal.RefusedException;
 import io.flashstock.order.stock.StockReload;
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
@@ -69,7 +69,7 @@ class RepeatedOrders {
         try {
             committed = rows.contains(first.orderCode());
         } catch (DataAccessException e) {
-            throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the first order", e);
+            throw new RefusedException(Refusal.DATABASE_UNAVAILABLE, "could not look up the first order", e);
         }
         if (committed) {
             return Optional.of(new Outcome.Replayed(first.answer(command.itemCode())));

@@ -1,9 +1,9 @@
 package io.flashstock.order.queue;
 
+import io.flashstock.order.refusal.Refusal;
+import io.flashstock.order.refusal.RefusedException;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.MissingCounters;
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
 import org.springframework.dao.DataAccessException;
 import org.springframework.stereotype.Service;
 
@@ -40,13 +40,13 @@ class EnterWaitingRoom {
                 yield new TicketAnswer(ticket.code(), itemCode, userId, quantity, "WAITING", position,
                         estimate.seconds(position), null, null, estimate.pollAfterMillis(position));
             }
-            case "ALREADY_QUEUED" -> throw new ProblemException(ProblemType.ALREADY_QUEUED, "user " + userId
+            case "ALREADY_QUEUED" -> throw new RefusedException(Refusal.ALREADY_QUEUED, "user " + userId
                     + " holds a ticket for item " + itemCode + " already (" + entered.detail() + "); poll it")
                     .with("itemCode", itemCode).with("status", entered.detail());
-            case "SOLD_OUT" -> throw new ProblemException(ProblemType.SOLD_OUT, "item " + itemCode + " has "
+            case "SOLD_OUT" -> throw new RefusedException(Refusal.SOLD_OUT, "item " + itemCode + " has "
                     + entered.detail() + " left, " + quantity + " asked").with("itemCode", itemCode)
                     .with("remaining", Long.parseLong(entered.detail()));
-            case "QUEUE_FULL" -> throw new ProblemException(ProblemType.QUEUE_FULL, "the waiting room of item "
+            case "QUEUE_FULL" -> throw new RefusedException(Refusal.QUEUE_FULL, "the waiting room of item "
                     + itemCode + " holds " + entered.detail() + " tickets, its most for now; nothing was stored: "
                     + "retry after the seconds of Retry-After").with("itemCode", itemCode)
                     .with("maxWaiting", Long.parseLong(entered.detail()))
@@ -57,27 +57,26 @@ class EnterWaitingRoom {
         };
     }
 
-    private static ProblemException wrongGate(String itemCode, Gate gate) {
-        return new ProblemException(ProblemType.WRONG_GATE, "item " + itemCode + " is sold through its gate "
+    private static RefusedException wrongGate(String itemCode, Gate gate) {
+        return new RefusedException(Refusal.WRONG_GATE, "item " + itemCode + " is sold through its gate "
                 + gate.code() + ", not a waiting room").with("itemCode", itemCode).with("gate", gate.code());
     }
 
     /** No counter in Redis: no such item, an item of another gate, or a counter being rebuilt. */
-    private ProblemException unknown(String itemCode) {
+    private RefusedException unknown(String itemCode) {
         MissingCounters.Triage triage;
         try {
             triage = missingCounters.triage(itemCode, itemGate -> itemGate == Gate.QUEUE);
         } catch (DataAccessException e) {
-            return new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the item", e);
+            return new RefusedException(Refusal.DATABASE_UNAVAILABLE, "could not look up the item", e);
         }
         if (triage instanceof MissingCounters.UnknownItem) {
-            return new ProblemException(ProblemType.UNKNOWN_ITEM, "no stock is set for item " + itemCode)
+            return new RefusedException(Refusal.UNKNOWN_ITEM, "no stock is set for item " + itemCode)
                     .with("itemCode", itemCode);
         }
         if (triage instanceof MissingCounters.OtherGate other) {
             return wrongGate(itemCode, other.gate());
         }
-        return new ProblemException(ProblemType.STOCK_RELOADING, "the stock of item " + itemCode + " is being "
-                + "rebuilt from the orders; retry shortly").with("itemCode", itemCode);
+        return MissingCounters.rebuilding(itemCode, "retry shortly").with("itemCode", itemCode);
     }
 }

@@ -1,7 +1,7 @@
 package io.flashstock.order.queue;
 
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
+import io.flashstock.order.refusal.Refusal;
+import io.flashstock.order.refusal.RefusedException;
 import org.springframework.stereotype.Service;
 
 import java.time.Instant;
@@ -32,8 +32,8 @@ class PollTicket {
                 waiting ? estimate.pollAfterMillis(seen.position()) : null);
     }
 
-    static ProblemException unknown() {
-        return new ProblemException(ProblemType.UNKNOWN_TICKET,
+    static RefusedException unknown() {
+        return new RefusedException(Refusal.UNKNOWN_TICKET,
                 "no such ticket: it was never issued, is garbled, or outlived its TTL");
     }
 }

@@ -1,9 +1,9 @@
 package io.flashstock.order.queue;
 
 import io.flashstock.order.placement.gate.SlotMovingRetry;
+import io.flashstock.order.refusal.Refusal;
+import io.flashstock.order.refusal.RefusedException;
 import io.flashstock.order.stock.StockKeys;
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.stereotype.Component;
@@ -103,7 +103,7 @@ class WaitingRoom {
         try {
             return slotMovingRetry.send(script);
         } catch (DataAccessException e) {
-            throw new ProblemException(ProblemType.REDIS_UNAVAILABLE, "the waiting room (Redis) did not answer", e);
+            throw new RefusedException(Refusal.REDIS_UNAVAILABLE, "the waiting room (Redis) did not answer", e);
         }
     }
 }

@@ -1,7 +1,7 @@
 package io.flashstock.order.ratelimit;
 
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
+import io.flashstock.order.refusal.Refusal;
+import io.flashstock.order.refusal.RefusedException;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.github.bucket4j.Bucket;
@@ -79,7 +79,7 @@ final class ClientRateLimit implements HandlerInterceptor {
         try {
             probe = address.bucket.tryConsumeAndReturnRemaining(1);
         } catch (RedisException | BucketExceptions.BucketExecutionException e) {
-            throw new ProblemException(ProblemType.REDIS_UNAVAILABLE, "the rate limit (Redis) did not answer", e);
+            throw new RefusedException(Refusal.REDIS_UNAVAILABLE, "the rate limit (Redis) did not answer", e);
         }
         if (probe.isConsumed()) {
             return true;
@@ -88,9 +88,9 @@ final class ClientRateLimit implements HandlerInterceptor {
         throw refuse(probe.getNanosToWaitForRefill());
     }
 
-    private ProblemException refuse(long waitNanos) {
+    private RefusedException refuse(long waitNanos) {
         refused.increment();
-        return new ProblemException(ProblemType.RATE_LIMITED, "too many requests from this address; nothing was "
+        return new RefusedException(Refusal.RATE_LIMITED, "too many requests from this address; nothing was "
                 + "stored: retry after the seconds of Retry-After").retryAfter(Duration.ofNanos(waitNanos));
     }
 }

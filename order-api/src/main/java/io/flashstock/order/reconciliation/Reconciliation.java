@@ -9,7 +9,6 @@ import io.flashstock.order.reconciliation.ReconciliationSnapshot.StockLedger;
 import io.flashstock.order.stock.HeldUnits;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.web.client.RestClient;
 
 import java.time.Clock;
 import java.util.ArrayList;
@@ -36,7 +35,7 @@ public class Reconciliation {
 
     private final OrdersReads ordersReads;
     private final KafkaPositions kafka;
-    private final RestClient stockConsumer;
+    private final StockConsumerLedger stockConsumer;
     private final Clock clock;
     private final GateReads gates;
 
@@ -45,7 +44,8 @@ public class Reconciliation {
      * unused tokens hold, outside the counter and the orders (null without a token gate).
      */
     public Reconciliation(OrdersReads ordersReads, StringRedisTemplate redis, KafkaPositions kafka,
-                          RestClient stockConsumer, Clock clock, WaitingRoomFigures waitingRooms, HeldUnits heldUnits) {
+                          StockConsumerLedger stockConsumer, Clock clock, WaitingRoomFigures waitingRooms,
+                          HeldUnits heldUnits) {
         this.ordersReads = ordersReads;
         this.kafka = kafka;
         this.stockConsumer = stockConsumer;
@@ -64,7 +64,7 @@ public class Reconciliation {
         JdbcClient orders = source.jdbc();
         List<Baseline> baselines = OrderFigures.baselines(orders, itemCode);
         Map<String, OrderTotals> totals = OrderFigures.orderTotals(orders, itemCode);
-        StockLedger ledger = StockConsumerLedger.read(stockConsumer);
+        StockLedger ledger = stockConsumer.read();
         long unsentEverywhere = OrderFigures.unsent(orders);
         KafkaPosition position = kafka.against(consumed);
 

@@ -47,7 +47,8 @@ class ReconciliationConfiguration {
         requests.setReadTimeout(properties.timeout());
         RestClient stockConsumer = restClients.clone().baseUrl(properties.stockConsumerUrl().toString())
                 .requestFactory(requests).build();
-        return new Reconciliation(reconciliationOrdersReads, redis, new KafkaPositions(reconciliationKafkaAdmin, properties), stockConsumer,
+        return new Reconciliation(reconciliationOrdersReads, redis, new KafkaPositions(reconciliationKafkaAdmin, properties),
+                new StockConsumerLedger(stockConsumer),
                 clock, waitingRooms, heldUnits.getIfAvailable());
     }
 }

@@ -1,8 +1,8 @@
 package io.flashstock.order.reconciliation;
 
+import io.flashstock.order.refusal.Refusal;
+import io.flashstock.order.refusal.RefusedException;
 import io.flashstock.order.web.InputRules;
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
@@ -30,7 +30,7 @@ class ReconciliationController {
             return reconciliation.report(item);
         } catch (IllegalStateException e) {
             // Kafka did not answer: without offsets, no invariant about the pipeline can be judged
-            throw new ProblemException(ProblemType.RECONCILIATION_SOURCE_UNAVAILABLE, e.getMessage(), e);
+            throw new RefusedException(Refusal.RECONCILIATION_SOURCE_UNAVAILABLE, e.getMessage(), e);
         }
     }
 }

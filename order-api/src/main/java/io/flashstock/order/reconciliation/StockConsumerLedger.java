@@ -12,14 +12,17 @@ import java.util.stream.Collectors;
 /** The reconciliation's read of stock-consumer: its ledger of every item ({@code GET /stock/items}). */
 final class StockConsumerLedger {
 
-    private StockConsumerLedger() {
+    private final RestClient stockConsumer;
+
+    StockConsumerLedger(RestClient stockConsumer) {
+        this.stockConsumer = stockConsumer;
     }
 
     /**
      * An unreachable stock-consumer fails the stock invariants with the reason instead of failing the whole
      * report: the rest of it is what an operator needs most at that moment.
      */
-    static StockLedger read(RestClient stockConsumer) {
+    StockLedger read() {
         try {
             StockLedgerEntry[] entries = stockConsumer.get().uri("/stock/items").retrieve()
                     .body(StockLedgerEntry[].class);

@@ -1,7 +1,7 @@
 package io.flashstock.order.stock;
 
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
+import io.flashstock.order.refusal.Refusal;
+import io.flashstock.order.refusal.RefusedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -48,7 +48,7 @@ class CounterRebuild {
 
     void rebuild(String itemCode) {
         var item = fence.execute(status -> items.fence(itemCode)).orElseThrow(() ->
-                new ProblemException(ProblemType.UNKNOWN_ITEM, "item " + itemCode + " has no baseline to reload from"));
+                new RefusedException(Refusal.UNKNOWN_ITEM, "item " + itemCode + " has no baseline to reload from"));
         if (item.gate() == Gate.DB_LOCK) {
             // sold by its row lock: no counter may remain in Redis, and the raise fenced out any order taken from one
             counters.unload(itemCode, item.generation(), item.loadEpoch());

@@ -1,5 +1,7 @@
 package io.flashstock.order.stock;
 
+import io.flashstock.order.refusal.Refusal;
+import io.flashstock.order.refusal.RefusedException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.stereotype.Component;
 
@@ -52,5 +54,14 @@ public class MissingCounters {
         }
         reloads.heal(itemCode);
         return new Rebuilding();
+    }
+
+    /**
+     * The refusal of a request for an item whose counter is being rebuilt (its rebuild asked for already), in the
+     * same words at every gate that throws it; {@code retry} says what the request did not do and how to retry.
+     */
+    public static RefusedException rebuilding(String itemCode, String retry) {
+        return new RefusedException(Refusal.STOCK_RELOADING, "the stock of item " + itemCode
+                + " is being rebuilt from the orders; " + retry);
     }
 }

@@ -5,8 +5,8 @@ import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 import io.flashstock.contract.OutboxStatus;
 import io.flashstock.contract.StockReset;
 import io.flashstock.order.outbox.Outbox;
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
+import io.flashstock.order.refusal.Refusal;
+import io.flashstock.order.refusal.RefusedException;
 import io.flashstock.warmup.WarmupProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,7 +63,7 @@ class StockAdministration {
      */
     ItemView reset(String itemCode, long quantity, Integer perUserLimit, Gate gate) {
         if (itemCode.equals(warmupItemCode)) {
-            throw new ProblemException(ProblemType.RESERVED_ITEM, "item " + itemCode + " is the warm-up's item");
+            throw new RefusedException(Refusal.RESERVED_ITEM, "item " + itemCode + " is the warm-up's item");
         }
         var eventId = uuids.generate();
         Instant now = clock.instant();
@@ -84,11 +84,11 @@ class StockAdministration {
             if (!applied) {
                 log.info("reset of {} to generation {}: Redis holds a later load already", itemCode, generation);
             }
-        } catch (ProblemException redisDown) {
+        } catch (RefusedException redisDown) {
             String repair = gate == Gate.DB_LOCK
                     ? "its old Redis counter may remain; repeat the reset when Redis is back"
                     : "Redis was not set; the engine loads it once Redis is back (until then nothing is sold)";
-            throw new ProblemException(ProblemType.REDIS_UNAVAILABLE, "the baseline of generation " + generation
+            throw new RefusedException(Refusal.REDIS_UNAVAILABLE, "the baseline of generation " + generation
                     + " is recorded but " + repair, redisDown.getCause());
         }
         log.info("stock of {} set to {} (generation {}, per-user limit {}, gate {})", itemCode, quantity, generation,
@@ -100,7 +100,7 @@ class StockAdministration {
         var item = items.find(itemCode);
         var redis = counters.read(itemCode);
         if (item.isEmpty() && redis.remaining() == null) {
-            throw new ProblemException(ProblemType.UNKNOWN_ITEM, "no stock is set for item " + itemCode);
+            throw new RefusedException(Refusal.UNKNOWN_ITEM, "no stock is set for item " + itemCode);
         }
         Long generation = item.map(StockItems.StockItem::generation).orElse(redis.generation());
         var totals = generation == null ? new StockItems.OrderTotals(0, 0, null) : items.totals(itemCode, generation);
@@ -126,10 +126,10 @@ class StockAdministration {
      * only counter is its {@code stock_item} row.
      */
     ItemView reload(String itemCode) {
-        var item = items.find(itemCode).orElseThrow(() -> new ProblemException(ProblemType.UNKNOWN_ITEM,
+        var item = items.find(itemCode).orElseThrow(() -> new RefusedException(Refusal.UNKNOWN_ITEM,
                 "item " + itemCode + " has no baseline to reload from"));
         if (item.gate() == Gate.DB_LOCK) {
-            throw new ProblemException(ProblemType.WRONG_GATE, "item " + itemCode + " is counted in the database "
+            throw new RefusedException(Refusal.WRONG_GATE, "item " + itemCode + " is counted in the database "
                     + "(gate db-lock), not in Redis: there is nothing to reload").with("gate", item.gate().code());
         }
         reloads.reload(itemCode);

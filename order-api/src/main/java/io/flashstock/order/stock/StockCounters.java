@@ -1,7 +1,7 @@
 package io.flashstock.order.stock;
 
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
+import io.flashstock.order.refusal.Refusal;
+import io.flashstock.order.refusal.RefusedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
@@ -175,7 +175,7 @@ class StockCounters {
         try {
             return call.get();
         } catch (DataAccessException e) {
-            throw new ProblemException(ProblemType.REDIS_UNAVAILABLE, "Redis did not answer", e);
+            throw new RefusedException(Refusal.REDIS_UNAVAILABLE, "Redis did not answer", e);
         }
     }
 }

@@ -1,7 +1,7 @@
 package io.flashstock.order.stock;
 
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
+import io.flashstock.order.refusal.Refusal;
+import io.flashstock.order.refusal.RefusedException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
@@ -73,11 +73,11 @@ public class StockReload {
     /**
      * The operator's reload of a Redis item's counter.
      *
-     * @throws ProblemException {@code STOCK_RELOADING} while another order-api rebuilds the item
+     * @throws RefusedException {@code STOCK_RELOADING} while another order-api rebuilds the item
      */
     void reload(String itemCode) {
         String token = counters.lockReload(itemCode, settings.reload().lockTtl()).orElseThrow(() ->
-                new ProblemException(ProblemType.STOCK_RELOADING, "item " + itemCode + " is being reloaded"));
+                new RefusedException(Refusal.STOCK_RELOADING, "item " + itemCode + " is being reloaded"));
         try {
             counterRebuild.rebuild(itemCode);
             rebuilt.increment();

@@ -6,11 +6,15 @@ import io.flashstock.order.placement.RefusalMemory;
 import io.flashstock.order.placement.commit.OrderWrites;
 import io.flashstock.order.placement.core.OrderMetrics;
 import io.flashstock.order.placement.core.Outcome.Counted;
+import io.flashstock.order.placement.core.Outcome.LimitReached;
+import io.flashstock.order.placement.core.Outcome.SoldOut;
+import io.flashstock.order.placement.core.Outcome.UnknownItem;
+import io.flashstock.order.placement.core.Outcome.WrongGate;
+import io.flashstock.order.refusal.Refusal;
+import io.flashstock.order.refusal.RefusedException;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.MissingCounters;
 import io.flashstock.order.stock.StockReload;
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
 import org.springframework.dao.DataAccessException;
 import org.springframework.stereotype.Service;
 
@@ -34,19 +38,12 @@ class IssueToken {
     record Issued(String token, PurchaseToken claims) implements Outcome {
     }
 
-    /** Why no token was issued (the expected refusals, answered like an order's). */
-    sealed interface Refused extends Outcome {
-        record SoldOut(long remaining) implements Refused {
-        }
-
-        record LimitReached(long bought, long limit) implements Refused {
-        }
-
-        record WrongGate(Gate gate) implements Refused {
-        }
-
-        record UnknownItem() implements Refused {
-        }
+    /**
+     * Why no token was issued: one of an order's expected refusals ({@code SoldOut}, {@code LimitReached},
+     * {@code WrongGate}, {@code UnknownItem}), in the order's terms, which {@link RefusalMemory} remembers and
+     * {@code flashstock.orders} counts, and answered like an order's.
+     */
+    record Refused(io.flashstock.order.placement.core.Outcome refusal) implements Outcome {
     }
 
     /** UUIDv7, as order codes: the token's id is its order's code. */
@@ -77,15 +74,14 @@ class IssueToken {
     Outcome issue(String itemCode, String userId, int quantity, String id) {
         TokenCodec signer = codec.orElseThrow(RedeemToken::disabled);
         // the crowd after a sell-out is answered here, without a round trip to Redis
-        Optional<Refused> standing = refusals.recall(itemCode, Gate.TOKEN, quantity).map(IssueToken::refused);
+        Optional<Refused> standing = refusals.recall(itemCode, Gate.TOKEN, quantity).map(this::refused);
         if (standing.isPresent()) {
-            outcomes.count(counted(standing.get()));
             return standing.get();
         }
         long heard = refusals.heard();
         Outcome outcome = issueThroughGate(signer, itemCode, userId, quantity, id);
         if (outcome instanceof Refused refused) {
-            refusals.remember(itemCode, Gate.TOKEN, asOrder(refused), heard);
+            refusals.remember(itemCode, Gate.TOKEN, refused.refusal(), heard);
         }
         return outcome;
     }
@@ -94,7 +90,7 @@ class IssueToken {
         TokenHolds.Issue issue;
         try {
             issue = holds.issue(itemCode, userId, quantity, id);
-        } catch (ProblemException redisDown) {
+        } catch (RefusedException redisDown) {
             outcomes.failed();
             throw redisDown;
         }
@@ -103,20 +99,17 @@ class IssueToken {
             return new Issued(signer.sign(claims), claims);
         }
         if (issue instanceof TokenHolds.Issue.SoldOut soldOut) {
-            outcomes.count(Counted.SOLD_OUT);
-            return new Refused.SoldOut(soldOut.remaining());
+            return refused(new SoldOut(soldOut.remaining()));
         }
         if (issue instanceof TokenHolds.Issue.LimitReached limit) {
-            outcomes.count(Counted.LIMIT_REACHED);
-            return new Refused.LimitReached(limit.bought(), limit.limit());
+            return refused(new LimitReached(limit.bought(), limit.limit()));
         }
         if (issue instanceof TokenHolds.Issue.WrongGate wrong) {
-            outcomes.count(Counted.WRONG_GATE);
-            return new Refused.WrongGate(wrong.gate());
+            return refused(new WrongGate(wrong.gate()));
         }
         if (issue instanceof TokenHolds.Issue.HoldsFull full) {
             // a refusal by design, counted as rejected with the endpoint's other thrown 4xx (OrderRejections)
-            throw new ProblemException(ProblemType.HOLDS_FULL, "item " + itemCode + " has " + full.maxHolds()
+            throw new RefusedException(Refusal.HOLDS_FULL, "item " + itemCode + " has " + full.maxHolds()
                     + " purchase tokens outstanding, its most; nothing was taken: retry after the seconds of "
                     + "Retry-After").with("itemCode", itemCode).with("maxHolds", full.maxHolds())
                     .retryAfter(Duration.ofMillis(full.waitMillis()));
@@ -131,56 +124,26 @@ class IssueToken {
             triage = missingCounters.triage(itemCode, itemGate -> itemGate != Gate.DB_LOCK);
         } catch (DataAccessException e) {
             outcomes.failed();
-            throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the item", e);
+            throw new RefusedException(Refusal.DATABASE_UNAVAILABLE, "could not look up the item", e);
         }
         if (triage instanceof MissingCounters.UnknownItem) {
-            outcomes.count(Counted.UNKNOWN_ITEM);
-            return new Refused.UnknownItem();
+            return refused(new UnknownItem());
         }
         if (triage instanceof MissingCounters.OtherGate other) {
-            outcomes.count(Counted.WRONG_GATE);
-            return new Refused.WrongGate(other.gate());
+            return refused(new WrongGate(other.gate()));
         }
         throw rebuilding(itemCode);
     }
 
-    /** A refusal {@link RefusalMemory} recalled, as an issue's (it recalls no limit: that is the user's). */
-    private static Refused refused(io.flashstock.order.placement.core.Outcome recalled) {
-        if (recalled instanceof io.flashstock.order.placement.core.Outcome.SoldOut soldOut) {
-            return new Refused.SoldOut(soldOut.remaining());
-        }
-        if (recalled instanceof io.flashstock.order.placement.core.Outcome.WrongGate wrongGate) {
-            return new Refused.WrongGate(wrongGate.gate());
-        }
-        return new Refused.UnknownItem();
-    }
-
-    /** An issue's refusal as an order's, the terms {@link RefusalMemory} remembers in. */
-    private static io.flashstock.order.placement.core.Outcome asOrder(Refused refused) {
-        if (refused instanceof Refused.SoldOut soldOut) {
-            return new io.flashstock.order.placement.core.Outcome.SoldOut(soldOut.remaining());
-        }
-        if (refused instanceof Refused.LimitReached limit) {
-            return new io.flashstock.order.placement.core.Outcome.LimitReached(limit.bought(), limit.limit());
-        }
-        if (refused instanceof Refused.WrongGate wrongGate) {
-            return new io.flashstock.order.placement.core.Outcome.WrongGate(wrongGate.gate());
-        }
-        return new io.flashstock.order.placement.core.Outcome.UnknownItem();
-    }
-
-    /** How a recalled refusal is counted: as the gate's answer would have been. */
-    private static Counted counted(Refused refused) {
-        if (refused instanceof Refused.SoldOut) {
-            return Counted.SOLD_OUT;
-        }
-        return refused instanceof Refused.WrongGate ? Counted.WRONG_GATE : Counted.UNKNOWN_ITEM;
+    /** A refusal, counted as the order's would be (a recalled one as the gate's answer would have been). */
+    private Refused refused(io.flashstock.order.placement.core.Outcome refusal) {
+        outcomes.count(refusal.counted());
+        return new Refused(refusal);
     }
 
     /** The refusal of an item whose counter is being rebuilt (its rebuild asked for already). */
-    private ProblemException rebuilding(String itemCode) {
+    private RefusedException rebuilding(String itemCode) {
         outcomes.count(Counted.STOCK_RELOADING);
-        return new ProblemException(ProblemType.STOCK_RELOADING, "the stock of item " + itemCode + " is being "
-                + "rebuilt from the orders; no token was issued: retry shortly");
+        return MissingCounters.rebuilding(itemCode, "no token was issued: retry shortly");
     }
 }

@@ -5,10 +5,11 @@ import io.flashstock.order.placement.commit.OrderWrites;
 import io.flashstock.order.placement.core.OrderAnswer;
 import io.flashstock.order.placement.core.OrderMetrics;
 import io.flashstock.order.placement.core.Outcome.Counted;
+import io.flashstock.order.refusal.Refusal;
+import io.flashstock.order.refusal.RefusedException;
 import io.flashstock.order.stock.Gate;
+import io.flashstock.order.stock.MissingCounters;
 import io.flashstock.order.stock.StockReload;
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
 import org.springframework.stereotype.Service;
 
 import java.util.Map;
@@ -50,8 +51,8 @@ class RedeemToken implements TokenRedemption {
         this.settleAfterMillis = settings.settleAfter().toMillis();
     }
 
-    static ProblemException disabled() {
-        return new ProblemException(ProblemType.TOKEN_GATE_DISABLED, "no token signing key is configured (set "
+    static RefusedException disabled() {
+        return new RefusedException(Refusal.TOKEN_GATE_DISABLED, "no token signing key is configured (set "
                 + "FLASHSTOCK_TOKEN_KEY); orders without a token are not affected");
     }
 
@@ -65,7 +66,7 @@ class RedeemToken implements TokenRedemption {
         TokenCodec verifier = codec.orElseThrow(RedeemToken::disabled);
         PurchaseToken token = verified(verifier, authorization);
         if (!token.matches(itemCode, userId, quantity)) {
-            throw new ProblemException(ProblemType.TOKEN_MISMATCH, "the token is for " + token.quantity()
+            throw new RefusedException(Refusal.TOKEN_MISMATCH, "the token is for " + token.quantity()
                     + " of item " + token.itemCode() + " by its user, not for this order").with("itemCode", itemCode);
         }
         return redeem(token, true);
@@ -73,14 +74,14 @@ class RedeemToken implements TokenRedemption {
 
     private PurchaseToken verified(TokenCodec verifier, String authorization) {
         if (!authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
-            throw new ProblemException(ProblemType.TOKEN_INVALID, "send the purchase token as Authorization: Bearer "
+            throw new RefusedException(Refusal.TOKEN_INVALID, "send the purchase token as Authorization: Bearer "
                     + "<token>");
         }
         try {
             return verifier.verify(authorization.substring(BEARER.length()).trim());
         } catch (TokenCodec.Refused refused) {
-            throw new ProblemException(refused.refusal() == TokenCodec.Refusal.EXPIRED ? ProblemType.TOKEN_EXPIRED
-                    : ProblemType.TOKEN_INVALID, refused.getMessage());
+            throw new RefusedException(refused.refusal() == TokenCodec.Refusal.EXPIRED ? Refusal.TOKEN_EXPIRED
+                    : Refusal.TOKEN_INVALID, refused.getMessage());
         }
     }
 
@@ -89,7 +90,7 @@ class RedeemToken implements TokenRedemption {
         TokenHolds.Redeem step;
         try {
             step = holds.startOrdering(token);
-        } catch (ProblemException redisDown) {
+        } catch (RefusedException redisDown) {
             outcomes.failed();
             throw redisDown;
         }
@@ -110,15 +111,15 @@ class RedeemToken implements TokenRedemption {
                     && settlement.settle(item, Map.of(token.id(), ordering.attempt()))) {
                 return redeem(token, false);
             }
-            throw new ProblemException(ProblemType.TOKEN_IN_USE, "an order with this token is being written; retry "
+            throw new RefusedException(Refusal.TOKEN_IN_USE, "an order with this token is being written; retry "
                     + "shortly, the same token tells how it ended").with("orderCode", token.id());
         }
         if (step instanceof TokenHolds.Redeem.Mismatch) {
-            throw new ProblemException(ProblemType.TOKEN_MISMATCH, "the token's user or quantity is not what its hold "
+            throw new RefusedException(Refusal.TOKEN_MISMATCH, "the token's user or quantity is not what its hold "
                     + "reserved; nothing was sold").with("itemCode", item);
         }
         if (step instanceof TokenHolds.Redeem.Expired) {
-            throw new ProblemException(ProblemType.TOKEN_EXPIRED, "the token expired; its units come back to the "
+            throw new RefusedException(Refusal.TOKEN_EXPIRED, "the token expired; its units come back to the "
                     + "stock");
         }
         if (step instanceof TokenHolds.Redeem.Void) {
@@ -127,23 +128,22 @@ class RedeemToken implements TokenRedemption {
         throw rebuilding(item);
     }
 
-    private ProblemException rebuilding(String item) {
+    private RefusedException rebuilding(String item) {
         reloads.heal(item);
         outcomes.count(Counted.STOCK_RELOADING);
-        return new ProblemException(ProblemType.STOCK_RELOADING, "the stock of item " + item + " is being rebuilt "
-                + "from the orders; nothing was sold: retry shortly with the same token");
+        return MissingCounters.rebuilding(item, "nothing was sold: retry shortly with the same token");
     }
 
-    private ProblemException gone(PurchaseToken token, String generation) {
+    private RefusedException gone(PurchaseToken token, String generation) {
         if (!generation.equals(Long.toString(token.generation()))) {
             return voided(token);
         }
-        return new ProblemException(ProblemType.TOKEN_RELEASED, "the token was not used before it expired; its units "
+        return new RefusedException(Refusal.TOKEN_RELEASED, "the token was not used before it expired; its units "
                 + "came back to the stock").with("itemCode", token.itemCode());
     }
 
-    private static ProblemException voided(PurchaseToken token) {
-        return new ProblemException(ProblemType.TOKEN_VOID, "the stock of item " + token.itemCode() + " was reset "
+    private static RefusedException voided(PurchaseToken token) {
+        return new RefusedException(Refusal.TOKEN_VOID, "the stock of item " + token.itemCode() + " was reset "
                 + "since the token was issued (generation " + token.generation() + ")")
                 .with("itemCode", token.itemCode());
     }

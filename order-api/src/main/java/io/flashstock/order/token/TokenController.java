@@ -1,9 +1,11 @@
 package io.flashstock.order.token;
 
 import io.flashstock.order.placement.core.GateEndpoints;
+import io.flashstock.order.placement.core.Outcome;
+import io.flashstock.order.refusal.Refusal;
 import io.flashstock.order.web.InputRules;
-import io.flashstock.order.web.ProblemType;
 import io.flashstock.order.web.Problems;
+import io.flashstock.order.web.RefusalProblems;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
@@ -54,21 +56,22 @@ class TokenController {
     private static ProblemDetail refusal(TokenRequest request, IssueToken.Refused refused) {
         String item = request.itemCode();
         ProblemDetail problem;
-        if (refused instanceof IssueToken.Refused.SoldOut soldOut) {
-            problem = Problems.detail(ProblemType.SOLD_OUT, "item " + item + " has " + soldOut.remaining()
+        var refusal = refused.refusal();
+        if (refusal instanceof Outcome.SoldOut soldOut) {
+            problem = RefusalProblems.detail(Refusal.SOLD_OUT, "item " + item + " has " + soldOut.remaining()
                     + " left, " + request.quantity() + " asked");
             problem.setProperty("remaining", soldOut.remaining());
-        } else if (refused instanceof IssueToken.Refused.LimitReached limit) {
-            problem = Problems.detail(ProblemType.PER_USER_LIMIT_REACHED, "user " + request.userId() + " holds or "
+        } else if (refusal instanceof Outcome.LimitReached limit) {
+            problem = RefusalProblems.detail(Refusal.PER_USER_LIMIT_REACHED, "user " + request.userId() + " holds or "
                     + "bought " + limit.bought() + " of item " + item + " and may buy " + limit.limit());
             problem.setProperty("perUserLimit", limit.limit());
             problem.setProperty("bought", limit.bought());
-        } else if (refused instanceof IssueToken.Refused.WrongGate wrong) {
-            problem = Problems.detail(ProblemType.WRONG_GATE, "item " + item + " is sold through its gate "
+        } else if (refusal instanceof Outcome.WrongGate wrong) {
+            problem = RefusalProblems.detail(Refusal.WRONG_GATE, "item " + item + " is sold through its gate "
                     + wrong.gate().code() + ", not with purchase tokens");
             problem.setProperty("gate", wrong.gate().code());
         } else {
-            problem = Problems.detail(ProblemType.UNKNOWN_ITEM, "no stock is set for item " + item);
+            problem = RefusalProblems.detail(Refusal.UNKNOWN_ITEM, "no stock is set for item " + item);
         }
         problem.setProperty("itemCode", item);
         return problem;

@@ -1,8 +1,8 @@
 package io.flashstock.order.token;
 
+import io.flashstock.order.refusal.Refusal;
+import io.flashstock.order.refusal.RefusedException;
 import io.flashstock.order.stock.Gate;
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.stereotype.Component;
@@ -151,7 +151,7 @@ class TokenHolds {
         try {
             return call.get();
         } catch (DataAccessException e) {
-            throw new ProblemException(ProblemType.REDIS_UNAVAILABLE, "Redis did not answer", e);
+            throw new RefusedException(Refusal.REDIS_UNAVAILABLE, "Redis did not answer", e);
         }
     }
 }

@@ -5,8 +5,8 @@ import io.flashstock.order.placement.core.OrderMetrics;
 import io.flashstock.order.placement.commit.OrderWrites;
 import io.flashstock.order.placement.core.Outcome.Counted;
 import io.flashstock.order.stock.StockReload;
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
+import io.flashstock.order.refusal.Refusal;
+import io.flashstock.order.refusal.RefusedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
@@ -61,7 +61,7 @@ class TokenOrderWrite {
             // a rebuild since the hold went ordering counted it as a hold, not an order: it is the token's again
             reloads.heal(item);
             outcomes.count(Counted.STOCK_RELOADING);
-            throw new ProblemException(ProblemType.STOCK_RELOADING, "the stock of item " + item + " was rebuilt "
+            throw new RefusedException(Refusal.STOCK_RELOADING, "the stock of item " + item + " was rebuilt "
                     + "while the order was written; nothing was sold: retry shortly with the same token");
         }
         outcomes.failed();
@@ -74,14 +74,14 @@ class TokenOrderWrite {
             return orders.find(token.id());
         } catch (DataAccessException e) {
             outcomes.failed();
-            throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the token's order", e);
+            throw new RefusedException(Refusal.DATABASE_UNAVAILABLE, "could not look up the token's order", e);
         }
     }
 
     private void release(PurchaseToken token) {
         try {
             holds.written(token.itemCode(), token.id());
-        } catch (ProblemException redisDown) {
+        } catch (RefusedException redisDown) {
             // the hold stays ordering; its settlement finds the order and deletes it (a rebuild before that does too)
             log.warn("order {} of item {} written, but its token's hold was not deleted ({}); it is settled later",
                     token.id(), token.itemCode(), redisDown.toString());
@@ -91,7 +91,7 @@ class TokenOrderWrite {
     private void retry(PurchaseToken token, String attempt) {
         try {
             holds.retry(token.itemCode(), token.id(), attempt);
-        } catch (ProblemException redisDown) {
+        } catch (RefusedException redisDown) {
             log.warn("order {} of item {} not written, and its token's hold stays ordering ({}); it is settled later",
                     token.id(), token.itemCode(), redisDown.toString());
         }

@@ -1,5 +1,6 @@
 package io.flashstock.order.web;
 
+import io.flashstock.order.refusal.RefusedException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
@@ -39,6 +40,12 @@ class ProblemAdvice extends io.flashstock.web.problem.ProblemAdvice {
     @Override
     protected ProblemType problemForStatus(int status) {
         return ProblemType.forStatus(status);
+    }
+
+    /** A use case's or adapter's refusal, answered as the problem {@link RefusalProblems} maps it to. */
+    @ExceptionHandler(RefusedException.class)
+    ResponseEntity<ProblemDetail> refused(RefusedException ex, WebRequest request) {
+        return problem(RefusalProblems.problem(ex), request);
     }
 
     /** Database failures that no feature translated itself (Redis failures are translated where they occur). */

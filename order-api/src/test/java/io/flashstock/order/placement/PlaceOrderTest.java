@@ -23,8 +23,8 @@ import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.MissingCounters;
 import io.flashstock.order.stock.StockItems;
 import io.flashstock.order.stock.StockReload;
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
+import io.flashstock.order.refusal.RefusedException;
+import io.flashstock.order.refusal.Refusal;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -192,8 +192,8 @@ class PlaceOrderTest {
         when(items.gate(ITEM)).thenThrow(new DataAccessResourceFailureException("down"));
 
         assertThatThrownBy(() -> place(order("alice", 2, null)))
-                .isInstanceOfSatisfying(ProblemException.class,
-                        problem -> assertThat(problem.type()).isEqualTo(ProblemType.DATABASE_UNAVAILABLE));
+                .isInstanceOfSatisfying(RefusedException.class,
+                        problem -> assertThat(problem.refusal()).isEqualTo(Refusal.DATABASE_UNAVAILABLE));
         assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis failed", 1.0));
     }
 
@@ -214,8 +214,8 @@ class PlaceOrderTest {
         openTheBreaker();
 
         assertThatThrownBy(() -> place(order("alice", 2, null)))
-                .isInstanceOfSatisfying(ProblemException.class,
-                        problem -> assertThat(problem.type()).isEqualTo(ProblemType.DATABASE_UNAVAILABLE));
+                .isInstanceOfSatisfying(RefusedException.class,
+                        problem -> assertThat(problem.refusal()).isEqualTo(Refusal.DATABASE_UNAVAILABLE));
         verifyNoInteractions(gate, taken);
         assertThat(database.attempts()).isZero();
         assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis failed", 1.0));
@@ -223,7 +223,7 @@ class PlaceOrderTest {
 
     @Test
     void aGateThatRedisCannotRunIsA503() {
-        var redisDown = new ProblemException(ProblemType.REDIS_UNAVAILABLE, "the stock gate (Redis) did not answer");
+        var redisDown = new RefusedException(Refusal.REDIS_UNAVAILABLE, "the stock gate (Redis) did not answer");
         when(gate.take(any(), anyString())).thenThrow(redisDown);
 
         assertThatThrownBy(() -> place(order("alice", 2, null))).isSameAs(redisDown);
@@ -239,8 +239,8 @@ class PlaceOrderTest {
         var command = order("alice", 2, null);
 
         assertThatThrownBy(() -> place(command))
-                .isInstanceOfSatisfying(ProblemException.class,
-                        problem -> assertThat(problem.type()).isEqualTo(ProblemType.DATABASE_UNAVAILABLE));
+                .isInstanceOfSatisfying(RefusedException.class,
+                        problem -> assertThat(problem.refusal()).isEqualTo(Refusal.DATABASE_UNAVAILABLE));
         String orderCode = takenOrderCode(command);
         verify(taken).giveBack(argThat(order -> order.orderCode().equals(orderCode)));
         assertThat(compensations()).isEqualTo(Map.of("given_back", 1.0));
@@ -266,7 +266,7 @@ class PlaceOrderTest {
         when(taken.giveBack(any())).thenReturn(false);
         database.rejectEvery(code -> new CheckedCommit.NotWritten(new DataAccessResourceFailureException("down")));
 
-        assertThatThrownBy(() -> place(order("alice", 2, null))).isInstanceOf(ProblemException.class);
+        assertThatThrownBy(() -> place(order("alice", 2, null))).isInstanceOf(RefusedException.class);
 
         assertThat(compensations()).isEqualTo(Map.of("failed", 1.0));
         assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis failed", 1.0));
@@ -279,8 +279,8 @@ class PlaceOrderTest {
         database.rejectEvery(code -> new CheckedCommit.NotWritten(new DataAccessResourceFailureException("down")));
 
         assertThatThrownBy(() -> place(order("alice", 2, null)))
-                .isInstanceOfSatisfying(ProblemException.class,
-                        problem -> assertThat(problem.type()).isEqualTo(ProblemType.DATABASE_UNAVAILABLE));
+                .isInstanceOfSatisfying(RefusedException.class,
+                        problem -> assertThat(problem.refusal()).isEqualTo(Refusal.DATABASE_UNAVAILABLE));
         assertThat(compensations()).isEqualTo(Map.of("failed", 1.0));
         assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis failed", 1.0));
     }
@@ -378,8 +378,8 @@ class PlaceOrderTest {
         when(rows.firstWithKey(ITEM, KEY)).thenThrow(new QueryTimeoutException("slow"));
 
         assertThatThrownBy(() -> place(order("alice", 2, KEY)))
-                .isInstanceOfSatisfying(ProblemException.class,
-                        problem -> assertThat(problem.type()).isEqualTo(ProblemType.DATABASE_UNAVAILABLE));
+                .isInstanceOfSatisfying(RefusedException.class,
+                        problem -> assertThat(problem.refusal()).isEqualTo(Refusal.DATABASE_UNAVAILABLE));
         verify(gate, never()).takeLookedUp(any(), anyString());
         assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis failed", 1.0));
     }
@@ -391,8 +391,8 @@ class PlaceOrderTest {
         database.rejectEvery(code -> new CheckedCommit.NotWritten(new DuplicateKeyException("pk_order_code")));
 
         assertThatThrownBy(() -> place(order("alice", 2, null)))
-                .isInstanceOfSatisfying(ProblemException.class,
-                        problem -> assertThat(problem.type()).isEqualTo(ProblemType.DATABASE_UNAVAILABLE));
+                .isInstanceOfSatisfying(RefusedException.class,
+                        problem -> assertThat(problem.refusal()).isEqualTo(Refusal.DATABASE_UNAVAILABLE));
         verifyNoInteractions(rows);
         assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis failed", 1.0));
     }
@@ -403,8 +403,8 @@ class PlaceOrderTest {
         database.rejectEvery(code -> new CheckedCommit.OutcomeUnknown(new DataAccessResourceFailureException("lost")));
         var command = order("alice", 2, KEY);
 
-        assertThatThrownBy(() -> place(command)).isInstanceOfSatisfying(ProblemException.class, problem -> {
-            assertThat(problem.type()).isEqualTo(ProblemType.ORDER_OUTCOME_UNKNOWN);
+        assertThatThrownBy(() -> place(command)).isInstanceOfSatisfying(RefusedException.class, problem -> {
+            assertThat(problem.refusal()).isEqualTo(Refusal.ORDER_OUTCOME_UNKNOWN);
             assertThat(problem.properties()).containsEntry("orderCode", takenOrderCode(command));
         });
         String orderCode = takenOrderCode(command);
@@ -476,8 +476,8 @@ class PlaceOrderTest {
         when(rows.contains(first.orderCode())).thenThrow(new QueryTimeoutException("slow"));
 
         assertThatThrownBy(() -> place(order("alice", 2, KEY)))
-                .isInstanceOfSatisfying(ProblemException.class,
-                        problem -> assertThat(problem.type()).isEqualTo(ProblemType.DATABASE_UNAVAILABLE));
+                .isInstanceOfSatisfying(RefusedException.class,
+                        problem -> assertThat(problem.refusal()).isEqualTo(Refusal.DATABASE_UNAVAILABLE));
         assertThat(ordersCounted(meters)).isEqualTo(Map.of("redis failed", 1.0));
     }
 

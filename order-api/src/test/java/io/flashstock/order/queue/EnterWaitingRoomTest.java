@@ -4,7 +4,7 @@ import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.MissingCounters;
 import io.flashstock.order.stock.StockItems;
 import io.flashstock.order.stock.StockReload;
-import io.flashstock.order.web.ProblemType;
+import io.flashstock.order.refusal.Refusal;
 import org.junit.jupiter.api.Test;
 import org.mockito.ArgumentCaptor;
 import org.springframework.dao.DataAccessResourceFailureException;
@@ -59,7 +59,7 @@ class EnterWaitingRoomTest {
     void aUserWithALiveTicketIsToldToPollIt() {
         when(room.enter(any(), anyString(), anyInt())).thenReturn(new WaitingRoom.Entered("ALREADY_QUEUED", "ADMITTED", 0));
 
-        var problem = assertProblem(() -> enterWaitingRoom.enter(ITEM, "alice", 2), ProblemType.ALREADY_QUEUED);
+        var problem = assertProblem(() -> enterWaitingRoom.enter(ITEM, "alice", 2), Refusal.ALREADY_QUEUED);
 
         assertThat(problem.properties()).containsEntry("status", "ADMITTED").containsEntry("itemCode", ITEM);
     }
@@ -68,7 +68,7 @@ class EnterWaitingRoomTest {
     void anItemThatCannotServeTheQuantityIsSoldOut() {
         when(room.enter(any(), anyString(), anyInt())).thenReturn(new WaitingRoom.Entered("SOLD_OUT", "1", 0));
 
-        var problem = assertProblem(() -> enterWaitingRoom.enter(ITEM, "alice", 2), ProblemType.SOLD_OUT);
+        var problem = assertProblem(() -> enterWaitingRoom.enter(ITEM, "alice", 2), Refusal.SOLD_OUT);
 
         assertThat(problem.properties()).containsEntry("remaining", 1L);
         assertThat(problem.getMessage()).isEqualTo("item sneaker has 1 left, 2 asked");
@@ -79,19 +79,19 @@ class EnterWaitingRoomTest {
         when(room.enter(any(), anyString(), anyInt())).thenReturn(new WaitingRoom.Entered("QUEUE_FULL", "500", 2_500),
                 new WaitingRoom.Entered("QUEUE_FULL", "500", 0));
 
-        var later = assertProblem(() -> enterWaitingRoom.enter(ITEM, "alice", 2), ProblemType.QUEUE_FULL);
-        var next = assertProblem(() -> enterWaitingRoom.enter(ITEM, "alice", 2), ProblemType.QUEUE_FULL);
+        var later = assertProblem(() -> enterWaitingRoom.enter(ITEM, "alice", 2), Refusal.QUEUE_FULL);
+        var next = assertProblem(() -> enterWaitingRoom.enter(ITEM, "alice", 2), Refusal.QUEUE_FULL);
 
         assertThat(later.properties()).containsEntry("maxWaiting", 500L);
-        assertThat(later.retryAfterSeconds()).isEqualTo(3);
-        assertThat(next.retryAfterSeconds()).as("at least a tick, rounded up").isEqualTo(1);
+        assertThat(later.retryAfter()).isEqualTo(Duration.ofMillis(2_500));
+        assertThat(next.retryAfter()).as("at least a tick").isEqualTo(Duration.ofMillis(100));
     }
 
     @Test
     void anItemOfAnotherGateIsTheWrongGate() {
         when(room.enter(any(), anyString(), anyInt())).thenReturn(new WaitingRoom.Entered("WRONG_GATE", "token", 0));
 
-        var problem = assertProblem(() -> enterWaitingRoom.enter(ITEM, "alice", 2), ProblemType.WRONG_GATE);
+        var problem = assertProblem(() -> enterWaitingRoom.enter(ITEM, "alice", 2), Refusal.WRONG_GATE);
 
         assertThat(problem.properties()).containsEntry("gate", "token");
         verifyNoInteractions(items);
@@ -102,7 +102,7 @@ class EnterWaitingRoomTest {
         when(room.enter(any(), anyString(), anyInt())).thenReturn(new WaitingRoom.Entered("UNKNOWN", "", 0));
         when(items.gate(ITEM)).thenReturn(Optional.empty());
 
-        assertProblem(() -> enterWaitingRoom.enter(ITEM, "alice", 2), ProblemType.UNKNOWN_ITEM);
+        assertProblem(() -> enterWaitingRoom.enter(ITEM, "alice", 2), Refusal.UNKNOWN_ITEM);
         verifyNoInteractions(reloads);
     }
 
@@ -111,7 +111,7 @@ class EnterWaitingRoomTest {
         when(room.enter(any(), anyString(), anyInt())).thenReturn(new WaitingRoom.Entered("UNKNOWN", "", 0));
         when(items.gate(ITEM)).thenReturn(Optional.of(Gate.DB_LOCK));
 
-        var problem = assertProblem(() -> enterWaitingRoom.enter(ITEM, "alice", 2), ProblemType.WRONG_GATE);
+        var problem = assertProblem(() -> enterWaitingRoom.enter(ITEM, "alice", 2), Refusal.WRONG_GATE);
 
         assertThat(problem.properties()).containsEntry("gate", "db-lock");
         verifyNoInteractions(reloads);
@@ -122,7 +122,11 @@ class EnterWaitingRoomTest {
         when(room.enter(any(), anyString(), anyInt())).thenReturn(new WaitingRoom.Entered("UNKNOWN", "", 0));
         when(items.gate(ITEM)).thenReturn(Optional.of(Gate.QUEUE));
 
-        assertProblem(() -> enterWaitingRoom.enter(ITEM, "alice", 2), ProblemType.STOCK_RELOADING);
+        var problem = assertProblem(() -> enterWaitingRoom.enter(ITEM, "alice", 2), Refusal.STOCK_RELOADING);
+
+        assertThat(problem.getMessage())
+                .isEqualTo("the stock of item " + ITEM + " is being rebuilt from the orders; retry shortly");
+        assertThat(problem.properties()).containsEntry("itemCode", ITEM);
         verify(reloads).heal(ITEM);
     }
 
@@ -131,7 +135,7 @@ class EnterWaitingRoomTest {
         when(room.enter(any(), anyString(), anyInt())).thenReturn(new WaitingRoom.Entered("UNKNOWN", "", 0));
         when(items.gate(ITEM)).thenThrow(new DataAccessResourceFailureException("down"));
 
-        assertProblem(() -> enterWaitingRoom.enter(ITEM, "alice", 2), ProblemType.DATABASE_UNAVAILABLE);
+        assertProblem(() -> enterWaitingRoom.enter(ITEM, "alice", 2), Refusal.DATABASE_UNAVAILABLE);
     }
 
     @Test

@@ -55,8 +55,8 @@ final class StandInSources {
                 .andRespond(withSuccess("[{\"itemCode\":\"" + item + "\",\"generation\":1,\"baseline\":10,"
                         + "\"quantity\":" + stockQuantity + ",\"eventsApplied\":" + eventsApplied
                         + ",\"anomalies\":0}]", MediaType.APPLICATION_JSON));
-        var reconciliation = new Reconciliation(reads, redis, kafka, builder.build(), Clock.systemUTC(),
-                new WaitingRoomFigures(redis), null);
+        var reconciliation = new Reconciliation(reads, redis, kafka, new StockConsumerLedger(builder.build()),
+                Clock.systemUTC(), new WaitingRoomFigures(redis), null);
         var report = reconciliation.report(Optional.of(item));
         assertThat(report.items()).hasSize(1);
         return report;

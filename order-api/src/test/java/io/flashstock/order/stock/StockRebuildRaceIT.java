@@ -4,8 +4,8 @@ import io.flashstock.order.ApiClient;
 import io.flashstock.order.HoldingTransactions;
 import io.flashstock.order.OrderApiApplication;
 import io.flashstock.order.OrderApiIntegrationTest;
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
+import io.flashstock.order.refusal.RefusedException;
+import io.flashstock.order.refusal.Refusal;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -163,7 +163,7 @@ class StockRebuildRaceIT extends OrderApiIntegrationTest {
         setStock(item, 5, null);
         assertThat(api().order(item, "ann", 1).status()).isEqualTo(200);
 
-        doThrow(new ProblemException(ProblemType.REDIS_UNAVAILABLE, "injected: Redis did not answer"))
+        doThrow(new RefusedException(Refusal.REDIS_UNAVAILABLE, "injected: Redis did not answer"))
                 .doCallRealMethod().when(counters).load(eq(item), anyLong(), anyLong(), any(), anyLong(), any());
         var reset = api().put("/admin/items/" + item + "/stock", "{\"quantity\":1,\"perUserLimit\":null}",
                 "Authorization", ADMIN);

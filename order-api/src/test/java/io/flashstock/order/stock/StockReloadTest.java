@@ -2,8 +2,8 @@ package io.flashstock.order.stock;
 
 import io.flashstock.order.stock.StockItems.OrderTotals;
 import io.flashstock.order.stock.StockItems.StockItem;
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
+import io.flashstock.order.refusal.RefusedException;
+import io.flashstock.order.refusal.Refusal;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.support.StaticListableBeanFactory;
@@ -180,7 +180,7 @@ class StockReloadTest {
     void aReloadWhileAnotherOrderApiRebuildsTheItemIsRefusedAndTouchesNothing() {
         when(counters.lockReload(ITEM, SETTINGS.reload().lockTtl())).thenReturn(Optional.empty());
 
-        assertProblem(() -> reload.reload(ITEM), ProblemType.STOCK_RELOADING);
+        assertProblem(() -> reload.reload(ITEM), Refusal.STOCK_RELOADING);
 
         verifyNoInteractions(items, transactions);
         verify(counters, never()).unlockReload(anyString(), anyString());
@@ -191,7 +191,7 @@ class StockReloadTest {
     void anItemWithNoBaselineIsUnknownAndItsLockReleased() {
         when(items.fence(ITEM)).thenReturn(Optional.empty());
 
-        assertProblem(() -> reload.reload(ITEM), ProblemType.UNKNOWN_ITEM);
+        assertProblem(() -> reload.reload(ITEM), Refusal.UNKNOWN_ITEM);
 
         verify(counters, never()).markKeysLost(anyString(), any());
         verify(counters, never()).load(anyString(), anyLong(), anyLong(), any(), anyLong(), any(), anyList());
@@ -242,9 +242,9 @@ class StockReloadTest {
     void aLoadRedisDoesNotAnswerIsSaidAndTheLockReleased() {
         fenced(Gate.REDIS, null);
         when(counters.load(anyString(), anyLong(), anyLong(), any(), anyLong(), any(), anyList()))
-                .thenThrow(new ProblemException(ProblemType.REDIS_UNAVAILABLE, "Redis did not answer"));
+                .thenThrow(new RefusedException(Refusal.REDIS_UNAVAILABLE, "Redis did not answer"));
 
-        assertProblem(() -> reload.reload(ITEM), ProblemType.REDIS_UNAVAILABLE);
+        assertProblem(() -> reload.reload(ITEM), Refusal.REDIS_UNAVAILABLE);
 
         verify(counters).unlockReload(ITEM, LOCK);
         assertThat(reloadsCounted()).isEmpty();

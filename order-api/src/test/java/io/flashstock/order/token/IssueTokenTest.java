@@ -8,14 +8,15 @@ import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.MissingCounters;
 import io.flashstock.order.stock.StockItems;
 import io.flashstock.order.stock.StockReload;
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
+import io.flashstock.order.refusal.RefusedException;
+import io.flashstock.order.refusal.Refusal;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.dao.DataAccessResourceFailureException;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Map;
@@ -93,7 +94,7 @@ class IssueTokenTest {
     void aSoldOutItemIsRefusedCountedAndRemembered() {
         when(holds.issue(ITEM, "alice", 2, ID)).thenReturn(new TokenHolds.Issue.SoldOut(1));
 
-        assertThat(issueToken.issue(ITEM, "alice", 2, ID)).isEqualTo(new IssueToken.Refused.SoldOut(1));
+        assertThat(issueToken.issue(ITEM, "alice", 2, ID)).isEqualTo(refused(new Outcome.SoldOut(1)));
         verify(refusals).remember(ITEM, Gate.TOKEN, new Outcome.SoldOut(1), HEARD);
         assertThat(ordersCounted(meters)).containsExactly(Map.entry("token sold_out", 1.0));
     }
@@ -102,7 +103,7 @@ class IssueTokenTest {
     void aUserAtTheLimitIsRefusedAndCounted() {
         when(holds.issue(ITEM, "alice", 2, ID)).thenReturn(new TokenHolds.Issue.LimitReached(3, 4));
 
-        assertThat(issueToken.issue(ITEM, "alice", 2, ID)).isEqualTo(new IssueToken.Refused.LimitReached(3, 4));
+        assertThat(issueToken.issue(ITEM, "alice", 2, ID)).isEqualTo(refused(new Outcome.LimitReached(3, 4)));
         verify(refusals).remember(ITEM, Gate.TOKEN, new Outcome.LimitReached(3, 4), HEARD);
         assertThat(ordersCounted(meters)).containsExactly(Map.entry("token limit_reached", 1.0));
     }
@@ -111,7 +112,7 @@ class IssueTokenTest {
     void anItemOfAnotherGateIsRefused() {
         when(holds.issue(ITEM, "alice", 2, ID)).thenReturn(new TokenHolds.Issue.WrongGate(Gate.REDIS));
 
-        assertThat(issueToken.issue(ITEM, "alice", 2, ID)).isEqualTo(new IssueToken.Refused.WrongGate(Gate.REDIS));
+        assertThat(issueToken.issue(ITEM, "alice", 2, ID)).isEqualTo(refused(new Outcome.WrongGate(Gate.REDIS)));
         verify(refusals).remember(ITEM, Gate.TOKEN, new Outcome.WrongGate(Gate.REDIS), HEARD);
         assertThat(ordersCounted(meters)).containsExactly(Map.entry("token wrong_gate", 1.0));
     }
@@ -120,10 +121,10 @@ class IssueTokenTest {
     void anItemWithAllItsHoldsOutIsRefusedWithRetryAfterAndNotRemembered() {
         when(holds.issue(ITEM, "alice", 2, ID)).thenReturn(new TokenHolds.Issue.HoldsFull(10_000, 2_500));
 
-        var problem = assertProblem(() -> issueToken.issue(ITEM, "alice", 2, ID), ProblemType.HOLDS_FULL);
+        var problem = assertProblem(() -> issueToken.issue(ITEM, "alice", 2, ID), Refusal.HOLDS_FULL);
 
         assertThat(problem.properties()).containsEntry("maxHolds", 10_000L).containsEntry("itemCode", ITEM);
-        assertThat(problem.retryAfterSeconds()).isEqualTo(3);
+        assertThat(problem.retryAfter()).isEqualTo(Duration.ofMillis(2_500));
         verify(refusals, never()).remember(anyString(), any(), any(), anyLong());
         assertThat(ordersCounted(meters)).isEmpty();
     }
@@ -132,7 +133,10 @@ class IssueTokenTest {
     void anUntrustedCounterIsRebuiltAndNoTokenIssued() {
         when(holds.issue(ITEM, "alice", 2, ID)).thenReturn(new TokenHolds.Issue.Untrusted());
 
-        assertProblem(() -> issueToken.issue(ITEM, "alice", 2, ID), ProblemType.STOCK_RELOADING);
+        var problem = assertProblem(() -> issueToken.issue(ITEM, "alice", 2, ID), Refusal.STOCK_RELOADING);
+
+        assertThat(problem.getMessage()).isEqualTo("the stock of item " + ITEM
+                + " is being rebuilt from the orders; no token was issued: retry shortly");
         verify(reloads).heal(ITEM);
         assertThat(ordersCounted(meters)).containsExactly(Map.entry("token stock_reloading", 1.0));
     }
@@ -142,7 +146,7 @@ class IssueTokenTest {
         when(holds.issue(ITEM, "alice", 2, ID)).thenReturn(new TokenHolds.Issue.Unknown());
         when(items.gate(ITEM)).thenReturn(Optional.empty());
 
-        assertThat(issueToken.issue(ITEM, "alice", 2, ID)).isEqualTo(new IssueToken.Refused.UnknownItem());
+        assertThat(issueToken.issue(ITEM, "alice", 2, ID)).isEqualTo(refused(new Outcome.UnknownItem()));
         verify(refusals).remember(ITEM, Gate.TOKEN, new Outcome.UnknownItem(), HEARD);
         verifyNoInteractions(reloads);
         assertThat(ordersCounted(meters)).containsExactly(Map.entry("token unknown_item", 1.0));
@@ -153,7 +157,7 @@ class IssueTokenTest {
         when(holds.issue(ITEM, "alice", 2, ID)).thenReturn(new TokenHolds.Issue.Unknown());
         when(items.gate(ITEM)).thenReturn(Optional.of(Gate.DB_LOCK));
 
-        assertThat(issueToken.issue(ITEM, "alice", 2, ID)).isEqualTo(new IssueToken.Refused.WrongGate(Gate.DB_LOCK));
+        assertThat(issueToken.issue(ITEM, "alice", 2, ID)).isEqualTo(refused(new Outcome.WrongGate(Gate.DB_LOCK)));
         verifyNoInteractions(reloads);
         assertThat(ordersCounted(meters)).containsExactly(Map.entry("token wrong_gate", 1.0));
     }
@@ -163,7 +167,7 @@ class IssueTokenTest {
         when(holds.issue(ITEM, "alice", 2, ID)).thenReturn(new TokenHolds.Issue.Unknown());
         when(items.gate(ITEM)).thenReturn(Optional.of(Gate.TOKEN));
 
-        assertProblem(() -> issueToken.issue(ITEM, "alice", 2, ID), ProblemType.STOCK_RELOADING);
+        assertProblem(() -> issueToken.issue(ITEM, "alice", 2, ID), Refusal.STOCK_RELOADING);
         verify(reloads).heal(ITEM);
         assertThat(ordersCounted(meters)).containsExactly(Map.entry("token stock_reloading", 1.0));
     }
@@ -173,15 +177,15 @@ class IssueTokenTest {
         when(holds.issue(ITEM, "alice", 2, ID)).thenReturn(new TokenHolds.Issue.Unknown());
         when(items.gate(ITEM)).thenThrow(new DataAccessResourceFailureException("down"));
 
-        assertProblem(() -> issueToken.issue(ITEM, "alice", 2, ID), ProblemType.DATABASE_UNAVAILABLE);
+        assertProblem(() -> issueToken.issue(ITEM, "alice", 2, ID), Refusal.DATABASE_UNAVAILABLE);
         assertThat(ordersCounted(meters)).containsExactly(Map.entry("token failed", 1.0));
     }
 
     @Test
     void redisDownIsAFailure() {
-        when(holds.issue(ITEM, "alice", 2, ID)).thenThrow(new ProblemException(ProblemType.REDIS_UNAVAILABLE, "down"));
+        when(holds.issue(ITEM, "alice", 2, ID)).thenThrow(new RefusedException(Refusal.REDIS_UNAVAILABLE, "down"));
 
-        assertProblem(() -> issueToken.issue(ITEM, "alice", 2, ID), ProblemType.REDIS_UNAVAILABLE);
+        assertProblem(() -> issueToken.issue(ITEM, "alice", 2, ID), Refusal.REDIS_UNAVAILABLE);
         assertThat(ordersCounted(meters)).containsExactly(Map.entry("token failed", 1.0));
     }
 
@@ -190,9 +194,9 @@ class IssueTokenTest {
         when(refusals.recall(ITEM, Gate.TOKEN, 2)).thenReturn(Optional.of(new Outcome.SoldOut(0)),
                 Optional.of(new Outcome.WrongGate(Gate.QUEUE)), Optional.of(new Outcome.UnknownItem()));
 
-        assertThat(issueToken.issue(ITEM, "alice", 2, ID)).isEqualTo(new IssueToken.Refused.SoldOut(0));
-        assertThat(issueToken.issue(ITEM, "alice", 2, ID)).isEqualTo(new IssueToken.Refused.WrongGate(Gate.QUEUE));
-        assertThat(issueToken.issue(ITEM, "alice", 2, ID)).isEqualTo(new IssueToken.Refused.UnknownItem());
+        assertThat(issueToken.issue(ITEM, "alice", 2, ID)).isEqualTo(refused(new Outcome.SoldOut(0)));
+        assertThat(issueToken.issue(ITEM, "alice", 2, ID)).isEqualTo(refused(new Outcome.WrongGate(Gate.QUEUE)));
+        assertThat(issueToken.issue(ITEM, "alice", 2, ID)).isEqualTo(refused(new Outcome.UnknownItem()));
 
         verifyNoInteractions(holds);
         assertThat(ordersCounted(meters)).containsExactly(Map.entry("token sold_out", 1.0), Map.entry("token unknown_item", 1.0),
@@ -203,7 +207,11 @@ class IssueTokenTest {
     void withoutAKeyNoTokenIsIssued() {
         var disabled = new IssueToken(Optional.empty(), holds, new MissingCounters(items, reloads), reloads, orders, refusals);
 
-        assertProblem(() -> disabled.issue(ITEM, "alice", 2, ID), ProblemType.TOKEN_GATE_DISABLED);
+        assertProblem(() -> disabled.issue(ITEM, "alice", 2, ID), Refusal.TOKEN_GATE_DISABLED);
         verifyNoInteractions(holds);
+    }
+
+    private static IssueToken.Refused refused(Outcome refusal) {
+        return new IssueToken.Refused(refusal);
     }
 }

@@ -5,8 +5,8 @@ import io.flashstock.order.placement.core.OrderAnswer;
 import io.flashstock.order.placement.core.OrderMetrics;
 import io.flashstock.order.stock.Gate;
 import io.flashstock.order.stock.StockReload;
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
+import io.flashstock.order.refusal.RefusedException;
+import io.flashstock.order.refusal.Refusal;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.dao.DataAccessResourceFailureException;
@@ -93,7 +93,7 @@ class RedeemTokenTest {
     void aHoldNotDeletedAfterItsOrderWasWrittenStillAnswersTheOrder() {
         when(holds.startOrdering(token)).thenReturn(started());
         when(orders.write(TOKEN_ID, ITEM, "alice", 2, 3, 11, 7)).thenReturn(new OrderWrites.Written.Committed(answer));
-        doThrow(new ProblemException(ProblemType.REDIS_UNAVAILABLE, "redis down"))
+        doThrow(new RefusedException(Refusal.REDIS_UNAVAILABLE, "redis down"))
                 .when(holds).written(ITEM, TOKEN_ID);
 
         assertThat(redeemToken.redeem(bearer, ITEM, "alice", 2)).isEqualTo(answer);
@@ -102,9 +102,9 @@ class RedeemTokenTest {
 
     @Test
     void aTokenForAnotherOrderIsRefusedAndTouchesNothing() {
-        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 3), ProblemType.TOKEN_MISMATCH);
-        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "mallory", 2), ProblemType.TOKEN_MISMATCH);
-        assertProblem(() -> redeemToken.redeem(bearer, "other", "alice", 2), ProblemType.TOKEN_MISMATCH);
+        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 3), Refusal.TOKEN_MISMATCH);
+        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "mallory", 2), Refusal.TOKEN_MISMATCH);
+        assertProblem(() -> redeemToken.redeem(bearer, "other", "alice", 2), Refusal.TOKEN_MISMATCH);
 
         verifyNoInteractions(holds, settlement, reloads);
         assertThat(ordersCounted(meters)).isEmpty();
@@ -112,16 +112,16 @@ class RedeemTokenTest {
 
     @Test
     void aTokenNotSentAsBearerOrNotOursIsInvalid() {
-        assertProblem(() -> redeemToken.redeem(codec.sign(token), ITEM, "alice", 2), ProblemType.TOKEN_INVALID);
+        assertProblem(() -> redeemToken.redeem(codec.sign(token), ITEM, "alice", 2), Refusal.TOKEN_INVALID);
         var otherKey = new TokenCodec("another-key-of-32-bytes-012345678".getBytes(StandardCharsets.US_ASCII),
                 Clock.fixed(NOW, ZoneOffset.UTC));
         assertProblem(() -> redeemToken.redeem("Bearer " + otherKey.sign(token), ITEM, "alice", 2),
-                ProblemType.TOKEN_INVALID);
+                Refusal.TOKEN_INVALID);
         verifyNoInteractions(holds);
 
         when(holds.startOrdering(token)).thenReturn(new TokenHolds.Redeem.Mismatch());
         assertProblem(() -> redeemToken.redeem("bearer " + codec.sign(token), ITEM, "alice", 2),
-                ProblemType.TOKEN_MISMATCH);
+                Refusal.TOKEN_MISMATCH);
         verify(holds).startOrdering(token);
     }
 
@@ -129,7 +129,7 @@ class RedeemTokenTest {
     void anExpiredTokenIsRefusedBeforeRedis() {
         var expired = "Bearer " + codec.sign(new PurchaseToken(TOKEN_ID, ITEM, "alice", 2, 3, NOW.minusSeconds(1)));
 
-        assertProblem(() -> redeemToken.redeem(expired, ITEM, "alice", 2), ProblemType.TOKEN_EXPIRED);
+        assertProblem(() -> redeemToken.redeem(expired, ITEM, "alice", 2), Refusal.TOKEN_EXPIRED);
         verifyNoInteractions(holds);
     }
 
@@ -139,7 +139,7 @@ class RedeemTokenTest {
 
         assertThat(disabled.enabled()).isFalse();
         assertThat(redeemToken.enabled()).isTrue();
-        assertProblem(() -> disabled.redeem(bearer, ITEM, "alice", 2), ProblemType.TOKEN_GATE_DISABLED);
+        assertProblem(() -> disabled.redeem(bearer, ITEM, "alice", 2), Refusal.TOKEN_GATE_DISABLED);
     }
 
     @Test
@@ -157,7 +157,7 @@ class RedeemTokenTest {
         when(holds.startOrdering(token)).thenReturn(new TokenHolds.Redeem.Absent("3"));
         when(orders.find(TOKEN_ID)).thenReturn(Optional.empty());
 
-        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), ProblemType.TOKEN_RELEASED);
+        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), Refusal.TOKEN_RELEASED);
     }
 
     @Test
@@ -165,7 +165,7 @@ class RedeemTokenTest {
         when(holds.startOrdering(token)).thenReturn(new TokenHolds.Redeem.Absent("4"));
         when(orders.find(TOKEN_ID)).thenReturn(Optional.empty());
 
-        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), ProblemType.TOKEN_VOID);
+        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), Refusal.TOKEN_VOID);
     }
 
     @Test
@@ -173,7 +173,10 @@ class RedeemTokenTest {
         when(holds.startOrdering(token)).thenReturn(new TokenHolds.Redeem.Absent(""));
         when(orders.find(TOKEN_ID)).thenReturn(Optional.empty());
 
-        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), ProblemType.STOCK_RELOADING);
+        var problem = assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), Refusal.STOCK_RELOADING);
+
+        assertThat(problem.getMessage()).isEqualTo("the stock of item " + ITEM
+                + " is being rebuilt from the orders; nothing was sold: retry shortly with the same token");
         verify(reloads).heal(ITEM);
         assertThat(ordersCounted(meters)).containsExactly(Map.entry("token stock_reloading", 1.0));
     }
@@ -183,7 +186,7 @@ class RedeemTokenTest {
         when(holds.startOrdering(token)).thenReturn(new TokenHolds.Redeem.Absent("3"));
         when(orders.find(TOKEN_ID)).thenThrow(new DataAccessResourceFailureException("down"));
 
-        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), ProblemType.DATABASE_UNAVAILABLE);
+        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), Refusal.DATABASE_UNAVAILABLE);
         assertThat(ordersCounted(meters)).containsExactly(Map.entry("token failed", 1.0));
     }
 
@@ -192,7 +195,7 @@ class RedeemTokenTest {
         when(holds.startOrdering(token)).thenReturn(new TokenHolds.Redeem.Ordering(ATTEMPT, 1_000, 1_000
                 + SETTLE_AFTER.toMillis()));
 
-        var problem = assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), ProblemType.TOKEN_IN_USE);
+        var problem = assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), Refusal.TOKEN_IN_USE);
         assertThat(problem.properties()).containsEntry("orderCode", TOKEN_ID);
         verifyNoInteractions(settlement);
     }
@@ -214,7 +217,7 @@ class RedeemTokenTest {
         when(holds.startOrdering(token)).thenReturn(ordering, ordering);
         when(settlement.settle(ITEM, Map.of(TOKEN_ID, ATTEMPT))).thenReturn(true);
 
-        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), ProblemType.TOKEN_IN_USE);
+        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), Refusal.TOKEN_IN_USE);
         verify(settlement).settle(ITEM, Map.of(TOKEN_ID, ATTEMPT));
     }
 
@@ -222,7 +225,7 @@ class RedeemTokenTest {
     void aHoldOfAnotherUserOrQuantityIsAMismatch() {
         when(holds.startOrdering(token)).thenReturn(new TokenHolds.Redeem.Mismatch());
 
-        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), ProblemType.TOKEN_MISMATCH);
+        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), Refusal.TOKEN_MISMATCH);
         assertThat(ordersCounted(meters)).isEmpty();
     }
 
@@ -231,10 +234,10 @@ class RedeemTokenTest {
         when(holds.startOrdering(token)).thenReturn(new TokenHolds.Redeem.Expired(), new TokenHolds.Redeem.Void(),
                 new TokenHolds.Redeem.Untrusted());
 
-        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), ProblemType.TOKEN_EXPIRED);
-        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), ProblemType.TOKEN_VOID);
+        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), Refusal.TOKEN_EXPIRED);
+        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), Refusal.TOKEN_VOID);
         verifyNoInteractions(reloads);
-        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), ProblemType.STOCK_RELOADING);
+        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), Refusal.STOCK_RELOADING);
         verify(reloads).heal(ITEM);
     }
 
@@ -243,7 +246,7 @@ class RedeemTokenTest {
         when(holds.startOrdering(token)).thenReturn(started());
         when(orders.write(TOKEN_ID, ITEM, "alice", 2, 3, 11, 7)).thenReturn(new OrderWrites.Written.Fenced());
 
-        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), ProblemType.STOCK_RELOADING);
+        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), Refusal.STOCK_RELOADING);
         verify(holds).retry(ITEM, TOKEN_ID, ATTEMPT);
         verify(holds, never()).written(anyString(), anyString());
         verify(reloads).heal(ITEM);
@@ -252,7 +255,7 @@ class RedeemTokenTest {
 
     @Test
     void anOrderNotWrittenGivesTheHoldBackToTheToken() {
-        var cause = new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "down");
+        var cause = new RefusedException(Refusal.DATABASE_UNAVAILABLE, "down");
         when(holds.startOrdering(token)).thenReturn(started());
         when(orders.write(TOKEN_ID, ITEM, "alice", 2, 3, 11, 7)).thenReturn(new OrderWrites.Written.NotWritten(cause));
 
@@ -288,9 +291,9 @@ class RedeemTokenTest {
 
     @Test
     void redisDownAtTheStartIsAFailure() {
-        when(holds.startOrdering(token)).thenThrow(new ProblemException(ProblemType.REDIS_UNAVAILABLE, "redis down"));
+        when(holds.startOrdering(token)).thenThrow(new RefusedException(Refusal.REDIS_UNAVAILABLE, "redis down"));
 
-        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), ProblemType.REDIS_UNAVAILABLE);
+        assertProblem(() -> redeemToken.redeem(bearer, ITEM, "alice", 2), Refusal.REDIS_UNAVAILABLE);
         assertThat(ordersCounted(meters)).containsExactly(Map.entry("token failed", 1.0));
         verify(orders, never()).find(any());
     }

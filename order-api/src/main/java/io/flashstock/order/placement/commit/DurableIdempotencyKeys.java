@@ -3,8 +3,8 @@ package io.flashstock.order.placement.commit;
 import io.flashstock.order.placement.core.FirstAnswer;
 import io.flashstock.order.placement.core.OrderCommand;
 import io.flashstock.order.placement.core.Outcome;
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
+import io.flashstock.order.refusal.Refusal;
+import io.flashstock.order.refusal.RefusedException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.dao.DataAccessException;
@@ -47,7 +47,7 @@ public class DurableIdempotencyKeys {
         try {
             first = rows.firstWithKey(command.itemCode(), command.idempotencyKey());
         } catch (DataAccessException e) {
-            throw new ProblemException(ProblemType.DATABASE_UNAVAILABLE, "could not look up the first order", e);
+            throw new RefusedException(Refusal.DATABASE_UNAVAILABLE, "could not look up the first order", e);
         }
         (first.isPresent() ? found : notFound).increment();
         return first.map(answer -> answer.sameOrder(command)

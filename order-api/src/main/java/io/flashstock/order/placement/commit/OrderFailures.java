@@ -1,8 +1,8 @@
 package io.flashstock.order.placement.commit;
 
 import io.flashstock.order.placement.guard.DatabaseBreaker;
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
+import io.flashstock.order.refusal.Refusal;
+import io.flashstock.order.refusal.RefusedException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.transaction.TransactionException;
 
@@ -16,7 +16,7 @@ public final class OrderFailures {
     public static RuntimeException failure(Throwable cause, String detail) {
         if (cause instanceof DataAccessException || cause instanceof TransactionException
                 || DatabaseBreaker.isUnreachable(cause)) {
-            return new ProblemException(ProblemType.DATABASE_UNAVAILABLE, detail, cause);
+            return new RefusedException(Refusal.DATABASE_UNAVAILABLE, detail, cause);
         }
         return new IllegalStateException("order not written", cause);
     }
@@ -25,9 +25,9 @@ public final class OrderFailures {
      * The order may or may not stand: not an outage (a client that took it for one might buy again), but an
      * answer to retry with the same {@code Idempotency-Key}, which will tell.
      */
-    public static ProblemException outcomeUnknown(String orderCode, String detail,
+    public static RefusedException outcomeUnknown(String orderCode, String detail,
                                                   CheckedCommit.OutcomeUnknown unknown) {
-        return new ProblemException(ProblemType.ORDER_OUTCOME_UNKNOWN, detail, unknown.getCause())
+        return new RefusedException(Refusal.ORDER_OUTCOME_UNKNOWN, detail, unknown.getCause())
                 .with("orderCode", orderCode);
     }
 }

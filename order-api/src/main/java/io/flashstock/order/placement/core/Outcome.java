@@ -1,7 +1,7 @@
 package io.flashstock.order.placement.core;
 
+import io.flashstock.order.refusal.Refusal;
 import io.flashstock.order.stock.Gate;
-import io.flashstock.order.web.ProblemType;
 
 /**
  * How an order ended, short of a failure of Redis or the database (those throw). Each outcome names what
@@ -93,7 +93,7 @@ public sealed interface Outcome {
     }
 
     /** A two-step gate's pass refused the order: nothing was taken. */
-    record Refused(ProblemType type, String detail) implements Outcome {
+    record Refused(Refusal reason, String detail) implements Outcome {
         @Override
         public Counted counted() {
             return Counted.REJECTED;

@@ -3,8 +3,8 @@ package io.flashstock.order.placement.gate;
 import io.flashstock.order.placement.core.FirstAnswer;
 import io.flashstock.order.placement.core.GatePass;
 import io.flashstock.order.placement.core.Outcome;
+import io.flashstock.order.refusal.Refusal;
 import io.flashstock.order.stock.Gate;
-import io.flashstock.order.web.ProblemType;
 
 import java.util.List;
 import java.util.Optional;
@@ -55,8 +55,8 @@ public sealed interface GateResult {
     record KeyUnvouched() implements GateResult {
     }
 
-    /** A two-step gate's pass refused the order (see {@link GatePass}); {@code type} says why. */
-    record Refused(ProblemType type, String detail) implements GateResult {
+    /** A two-step gate's pass refused the order (see {@link GatePass}); {@code reason} says why. */
+    record Refused(Refusal reason, String detail) implements GateResult {
     }
 
     /**
@@ -74,7 +74,7 @@ public sealed interface GateResult {
             return Optional.of(new Outcome.WrongGate(wrongGate.gate()));
         }
         if (this instanceof Refused refused) {
-            return Optional.of(new Outcome.Refused(refused.type(), refused.detail()));
+            return Optional.of(new Outcome.Refused(refused.reason(), refused.detail()));
         }
         return Optional.empty();
     }
@@ -90,7 +90,7 @@ public sealed interface GateResult {
             case "REPLAY" -> new Replay(FirstAnswer.parse((String) reply.get(1)));
             case "KEY_UNVOUCHED" -> new KeyUnvouched();
             case "WRONG_GATE" -> new WrongGate(Gate.fromColumn((String) reply.get(1)));
-            case "REFUSED" -> new Refused(ProblemType.valueOf((String) reply.get(1)), (String) reply.get(2));
+            case "REFUSED" -> new Refused(Refusal.valueOf((String) reply.get(1)), (String) reply.get(2));
             default -> throw new IllegalStateException("unexpected reply from the stock gate: " + reply);
         };
     }

@@ -2,11 +2,11 @@ package io.flashstock.order.placement.gate;
 
 import io.flashstock.order.placement.core.OrderCommand;
 import io.flashstock.order.placement.core.PlacementSettings;
+import io.flashstock.order.refusal.Refusal;
+import io.flashstock.order.refusal.RefusedException;
 import io.flashstock.order.stock.RedisScripts;
 import io.flashstock.order.stock.StockKeys;
 import io.flashstock.order.stock.StockSettings;
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.springframework.dao.DataAccessException;
@@ -120,17 +120,17 @@ public class RedisStockGate {
                     timedOut.addSuppressed(e);
                 }
                 if (System.nanoTime() - deadline >= 0) {
-                    throw new ProblemException(ProblemType.REDIS_UNAVAILABLE, OUTCOME_UNKNOWN, timedOut);
+                    throw new RefusedException(Refusal.REDIS_UNAVAILABLE, OUTCOME_UNKNOWN, timedOut);
                 }
             } catch (DataAccessException e) {
                 if (timedOut == null) {
                     // a slot moving longer than its budget is not waited for: orders waiting would hold the server's
                     // threads
-                    throw new ProblemException(ProblemType.REDIS_UNAVAILABLE, SlotMovingRetry.slotMoving(e)
+                    throw new RefusedException(Refusal.REDIS_UNAVAILABLE, SlotMovingRetry.slotMoving(e)
                             ? SLOT_MOVING : "the stock gate (Redis) did not answer", e);
                 }
                 if (!SlotMovingRetry.slotMoving(e) || System.nanoTime() - deadline >= 0) {
-                    throw new ProblemException(ProblemType.REDIS_UNAVAILABLE, OUTCOME_UNKNOWN, e);
+                    throw new RefusedException(Refusal.REDIS_UNAVAILABLE, OUTCOME_UNKNOWN, e);
                 }
                 // an earlier attempt may have taken: only a take that runs can say so
                 LockSupport.parkNanos(SLOT_MOVING_PAUSE_NANOS);

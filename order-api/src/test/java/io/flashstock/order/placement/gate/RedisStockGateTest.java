@@ -4,8 +4,8 @@ import io.flashstock.order.placement.core.OrderCommand;
 import io.flashstock.order.placement.core.PlacementSettings;
 import io.flashstock.order.placement.core.TestSettings;
 import io.flashstock.order.stock.StockSettings;
-import io.flashstock.order.web.ProblemException;
-import io.flashstock.order.web.ProblemType;
+import io.flashstock.order.refusal.RefusedException;
+import io.flashstock.order.refusal.Refusal;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -55,8 +55,8 @@ class RedisStockGateTest {
         when(redis.execute(any(RedisScript.class), anyList(), any(Object[].class))).thenThrow(tryAgain());
 
         assertThatThrownBy(() -> gate.take(new OrderCommand("item", "user", 1, null), "order-1"))
-                .isInstanceOfSatisfying(ProblemException.class, problem -> assertThat(problem.type())
-                        .isEqualTo(ProblemType.REDIS_UNAVAILABLE))
+                .isInstanceOfSatisfying(RefusedException.class, problem -> assertThat(problem.refusal())
+                        .isEqualTo(Refusal.REDIS_UNAVAILABLE))
                 .hasMessageContaining("being moved");
 
         // 10 + 15 + 22.5 + 33.75 ms of pauses fit in the 100 ms budget: 5 attempts
