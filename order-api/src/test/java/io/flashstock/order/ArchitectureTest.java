@@ -1,20 +1,16 @@
 package io.flashstock.order;
 
 import com.tngtech.archunit.base.DescribedPredicate;
-import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.properties.HasName;
 import com.tngtech.archunit.core.importer.ImportOption.DoNotIncludeTests;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 import io.flashstock.order.web.ProblemException;
 import io.flashstock.order.web.ProblemType;
-import jakarta.servlet.Filter;
 import org.springframework.http.ResponseEntity;
-import org.springframework.web.servlet.HandlerInterceptor;
-import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 import static com.tngtech.archunit.base.DescribedPredicate.not;
-import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo;
 import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.nameMatching;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
@@ -37,32 +33,45 @@ class ArchitectureTest {
                     .should().dependOnClassesThat().resideInAPackage("io.flashstock.order");
 
     /**
-     * The HTTP adapters, HTTP by what they are: the servlet filters, MVC interceptors and MVC configurations, which
-     * stand in front of the controllers (and may answer for them, as load shedding does), with the configurations
-     * that register them (latency, rate limit); and the clients of other services' HTTP APIs (stock-consumer's
-     * ledger, the peers' metrics for the dashboard). Named, so that a use case cannot become one unseen.
+     * The HTTP adapters outside {@code web}: what stands in front of the controllers (servlet filters, MVC
+     * interceptors and configurations, the endpoint's latency and rejection counters) and the clients of other
+     * services' HTTP APIs (stock-consumer's ledger, the peers' metrics for the dashboard). Each by name, not by the
+     * interface it implements, since MVC's interfaces have only default methods: any class could claim one.
      */
-    private static final DescribedPredicate<JavaClass> HTTP_ADAPTERS = assignableTo(Filter.class)
-            .or(assignableTo(HandlerInterceptor.class)).or(assignableTo(WebMvcConfigurer.class))
-            .or(nameMatching("io\\.flashstock\\.order\\.(placement\\.guard\\.EndpointLatency"
-                    + "|ratelimit\\.RateLimitConfiguration"
-                    + "|reconciliation\\.(StockConsumerLedger|ReconciliationConfiguration)"
-                    + "|dashboard\\.(ProcessScrapes|ProcessCpu))(\\$.*)?"))
+    private static final DescribedPredicate<HasName> HTTP_ADAPTERS = nameMatching("io\\.flashstock\\.order\\.("
+            + "placement\\.(OrderWebConfiguration|OrderRejections|guard\\.(EndpointLatency|OverloadShedding))"
+            + "|ratelimit\\.(ClientRateLimit|RateLimitConfiguration)"
+            + "|reconciliation\\.(StockConsumerLedger|ReconciliationConfiguration)"
+            + "|dashboard\\.(DashboardConfiguration|ProcessScrapes|ProcessCpu))(\\$.*)?")
             .as("HTTP adapters");
 
+    /** Load shedding answers before any controller runs, with a 503 body of its own made once at start-up. */
+    private static final DescribedPredicate<HasName> ANSWERS_BEFORE_THE_CONTROLLERS =
+            nameMatching("io\\.flashstock\\.order\\.placement\\.guard\\.OverloadShedding(\\$.*)?")
+                    .as("load shedding");
+
     /**
-     * HTTP is the controllers', the HTTP adapters' and the {@code web} package's business: use cases and adapters
-     * say no in the domain's terms (a {@code Refusal} returned, or a {@code RefusedException}), and {@code web}'s
+     * Problem answers are the controllers' and the {@code web} package's business: use cases and adapters say no in
+     * the domain's terms (a {@code Refusal} returned, or a {@code RefusedException}), and {@code web}'s
      * {@code RefusalProblems} alone turns that into a problem+json answer.
      */
+    @ArchTest
+    static final ArchRule onlyTheWebLayerAnswersWithProblems =
+            noClasses().that().resideOutsideOfPackage("io.flashstock.order.web..")
+                    .and().haveSimpleNameNotEndingWith("Controller")
+                    .and(not(ANSWERS_BEFORE_THE_CONTROLLERS))
+                    .should().dependOnClassesThat().belongToAnyOf(ProblemException.class, ProblemType.class,
+                            ResponseEntity.class)
+                    .orShould().dependOnClassesThat().resideInAPackage("io.flashstock.web.problem..");
+
+    /** HTTP itself (servlets, Spring's web and HTTP types) only in {@code web}, the controllers and the adapters. */
     @ArchTest
     static final ArchRule onlyTheWebLayerSpeaksHttp =
             noClasses().that().resideOutsideOfPackage("io.flashstock.order.web..")
                     .and().haveSimpleNameNotEndingWith("Controller")
                     .and(not(HTTP_ADAPTERS))
-                    .should().dependOnClassesThat().belongToAnyOf(ProblemException.class, ProblemType.class,
-                            ResponseEntity.class)
-                    .orShould().dependOnClassesThat().resideInAPackage("org.springframework.web..");
+                    .should().dependOnClassesThat().resideInAnyPackage("org.springframework.web..",
+                            "org.springframework.http..", "jakarta.servlet..");
 
     /**
      * Who may use whom inside {@code placement}: the use case (the package itself: endpoint, {@code PlaceOrder},
