@@ -53,6 +53,8 @@ public abstract class OrderApiIntegrationTest {
     protected static void sharedInfrastructure(DynamicPropertyRegistry registry, String prefix) {
         var infrastructure = TestInfrastructure.get();
         infrastructure.registerRedisAndKafka(registry);
+        // order-api reads Kafka only for the reconciliation, under its own setting rather than spring.kafka's
+        registry.add("flashstock.reconciliation.kafka-bootstrap-servers", infrastructure::kafkaBootstrapServers);
         infrastructure.registerDataSource(registry, infrastructure.createDatabase(prefix));
         // never the default warm-up item, which other test runs may use in the same Redis
         registry.add("flashstock.warmup.item-code", () -> uniqueItem("warmup"));
