@@ -52,7 +52,7 @@ service_env() {
 # Sets LAUNCH to the arguments that start the service; a failed training run falls back to the jar.
 service_launch() {
   local name=$1 jar=$2 java=$3 port=$4 aot; aot=${FLASHSTOCK_AOT_DIR:-$STATE/services}/$(service_module "$1")-aot
-  local app=$aot/app/${jar##*/} stamp
+  local app=$aot/app/${jar##*/} stamp began=$SECONDS
   LAUNCH=(-jar "$jar")
   [[ ${FLASHSTOCK_AOT:-on} == on ]] || return 0
   "$java" -XX:+PrintFlagsFinal -version 2>/dev/null | grep ' AOTCacheOutput ' >/dev/null || return 0
@@ -66,6 +66,7 @@ service_launch() {
          -XX:AOTCacheOutput="$aot/app.aot" -Dspring.context.exit=onRefresh \
          -jar "$app" --server.port="$port" >>"$aot/training.log" 2>&1; then
       echo "$stamp" >"$aot/stamp"
+      log "$name: AOT cache trained in $((SECONDS - began)) s"
     else
       log "$name: AOT training failed (see $aot/training.log); starting from the jar"
       return 0
