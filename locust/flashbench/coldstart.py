@@ -7,7 +7,8 @@ the run, so the first seconds, where the JIT still compiles, show apart from the
 
 Each run's item is reset before the restart, so nothing but the attack follows readiness. Per run: launch → ready
 (an AOT cache's training run, which happens once per build, is timed apart), the warm-up's own line from
-order-api's log, and per window the requests, answers not 200, p50, p99 and max; then the item's reconciliation.
+order-api's log, the cores the box and the engine kept busy during the attack (the rest is vegeta and whatever
+else runs on the box), and per window the requests, answers not 200, p50, p99 and max; then the item's reconciliation.
 Writes coldstart.csv and summary.md to --out; vegeta's raw results are not kept.
 """
 import argparse
@@ -21,9 +22,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from flashbench import vegeta
+from flashbench import cpu, vegeta
 from flashbench.bench import log, reset_stock
-from flashbench.stack import API, RECONCILE, ROOT, STACK, STATE
+from flashbench.stack import API, RECONCILE, ROOT, STACK, STATE, stack_pids
 
 TRAINED = re.compile(r"(\S+): AOT cache trained in (\d+) s")
 WARMUP = re.compile(r"JIT warm-up: .*")
@@ -71,6 +72,13 @@ def restart(what: str) -> tuple[float, dict[str, int]]:
     return elapsed - sum(trained.values()), trained
 
 
+def busy_cores() -> tuple[float, float]:
+    """(CPU seconds the whole box spent busy so far, now): the load beside the stack shows in its difference."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return (sum(fields[:8]) - idle) / cpu.TICKS_PER_S, time.monotonic()
+
+
 def warmup_line() -> str:
     """The warm-up's report in order-api's log (the last one: the log is rewritten at each start)."""
     try:
@@ -86,11 +94,19 @@ def run_once(n: int, what: str, rps: float, seconds: float, window_s: int, stock
     log(f"run {n}: restarting {what}, then {rps:g}/s for {seconds:g} s on {item}")
     ready_s, trained = restart(what)
     body = json.dumps({"itemCode": item, "userId": "coldstart", "quantity": 1})
-    answers = vegeta.attack(f"{API}/order/stock/limit", body, rps, seconds, scratch / f"run-{n}.bin")
+    box_before = busy_cores()
+    with cpu.CpuSampler(stack_pids()) as sampler:
+        answers = vegeta.attack(f"{API}/order/stock/limit", body, rps, seconds, scratch / f"run-{n}.bin")
+    box_after = busy_cores()
+    elapsed = box_after[1] - box_before[1]
+    box = (box_after[0] - box_before[0]) / elapsed
+    first_cpu, last_cpu = sampler.samples[0].cpu_s, sampler.samples[-1].cpu_s
+    engine = sum(last_cpu[k] - first_cpu[k] for k in last_cpu
+                 if last_cpu[k] is not None and first_cpu.get(k) is not None)
     reconciled = subprocess.run([str(RECONCILE), item, "--wait", "60"], check=False, stdout=subprocess.DEVNULL)
     run = {"run": n, "item": item, "ready_s": ready_s, "trained_s": trained, "warmup": warmup_line(),
            "windows": windows(answers, window_s), "all": vegeta.summarize(answers, rps),
-           "exact": reconciled.returncode == 0}
+           "exact": reconciled.returncode == 0, "box_cores": box, "engine_cores": engine / elapsed}
     first = run["windows"][0]
     log(f"run {n}: ready in {ready_s:.1f} s; first {window_s} s p50 {first.p50_ms:.1f} p99 {first.p99_ms:.1f} ms, "
         f"{first.not_200} not 200; reconciliation {'exact' if run['exact'] else 'FAILED'}")
@@ -107,12 +123,13 @@ def csv_lines(runs: list[dict]) -> list[str]:
 
 def summary(runs: list[dict], command: str, stamp: str, window_s: int, p99_limit_ms: float) -> list[str]:
     md = [f"# Cold start {stamp}", "", f"`{command}` (vegeta {vegeta.VERSION})", "",
-          "| run | launch → ready (s) | AOT training (s) | reconciliation | warm-up (order-api's log) |",
-          "|---:|---:|---|---|---|"]
+          "| run | launch → ready (s) | AOT training (s) | reconciliation | cores busy during the attack: box / engine "
+          "| warm-up (order-api's log) |",
+          "|---:|---:|---|---|---|---|"]
     for r in runs:
         trained = ", ".join(f"{k} {v}" for k, v in r["trained_s"].items()) or "—"
         md.append(f"| {r['run']} | {r['ready_s']:.1f} | {trained} | {'exact' if r['exact'] else 'FAILED'} "
-                  f"| {r['warmup']} |")
+                  f"| {r.get('box_cores', 0):.2f} / {r.get('engine_cores', 0):.2f} | {r['warmup']} |")
     md += ["", "Per window from the first request (ms; p50 / p99 / max of each run, then not 200 summed):", "",
            "| window (s) | " + " | ".join(f"run {r['run']}" for r in runs) + " | not 200 |",
            "|---|" + "---:|" * (len(runs) + 1)]
