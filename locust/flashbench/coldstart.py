@@ -68,6 +68,9 @@ def restart(what: str) -> tuple[float, dict[str, int]]:
     began = time.monotonic()
     done = subprocess.run([str(STACK), *start], check=True, capture_output=True, text=True)
     elapsed = time.monotonic() - began
+    for line in (done.stdout + done.stderr).splitlines():
+        if "AOT" in line:
+            log(line)
     trained = {m.group(1): int(m.group(2)) for m in TRAINED.finditer(done.stdout + done.stderr)}
     return elapsed - sum(trained.values()), trained
 
