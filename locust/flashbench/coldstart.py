@@ -59,6 +59,16 @@ def windows(answers: list[vegeta.Answer], window_s: int) -> list[Window]:
     return result
 
 
+def window_cores(samples: list[cpu.Sample], start_s: float, end_s: float) -> dict[str, float]:
+    """Cores each process kept busy between two moments (epoch s), from the samples nearest to them."""
+    a = min(samples, key=lambda x: abs(x.at - start_s))
+    b = min(samples, key=lambda x: abs(x.at - end_s))
+    if b.at <= a.at:
+        return {}
+    return {k: (b.cpu_s[k] - a.cpu_s[k]) / (b.at - a.at) for k in b.cpu_s
+            if b.cpu_s[k] is not None and a.cpu_s.get(k) is not None}
+
+
 def restart(what: str) -> tuple[float, dict[str, int]]:
     """Stops and starts the services (or order-api alone), waiting for readiness; returns launch → ready in seconds
     without any AOT training run, and the training runs' seconds by service."""
@@ -107,7 +117,11 @@ def run_once(n: int, what: str, rps: float, seconds: float, window_s: int, stock
     engine = sum(last_cpu[k] - first_cpu[k] for k in last_cpu
                  if last_cpu[k] is not None and first_cpu.get(k) is not None)
     reconciled = subprocess.run([str(RECONCILE), item, "--wait", "60"], check=False, stdout=subprocess.DEVNULL)
-    run = {"run": n, "item": item, "ready_s": ready_s, "trained_s": trained, "warmup": warmup_line(),
+    first_sent = min(a.started_ns for a in answers) / 1e9
+    # the services' and infrastructure's cores per window: which of them the first seconds wait for
+    cores = [window_cores(sampler.samples, first_sent + w.start_s, first_sent + w.end_s)
+             for w in windows(answers, window_s)]
+    run = {"run": n, "item": item, "ready_s": ready_s, "trained_s": trained, "warmup": warmup_line(), "cores": cores,
            "windows": windows(answers, window_s), "all": vegeta.summarize(answers, rps),
            "exact": reconciled.returncode == 0, "box_cores": box, "engine_cores": engine / elapsed}
     first = run["windows"][0]
@@ -117,10 +131,13 @@ def run_once(n: int, what: str, rps: float, seconds: float, window_s: int, stock
 
 
 def csv_lines(runs: list[dict]) -> list[str]:
-    lines = ["run,window_start_s,window_end_s,requests,not_200,p50_ms,p99_ms,max_ms"]
+    lines = ["run,window_start_s,window_end_s,requests,not_200,p50_ms,p99_ms,max_ms,"
+             + ",".join(f"cores_{name}" for name in cpu.ENGINE)]
     for r in runs:
+        cores = r.get("cores") or [{}] * len(r["windows"])
         lines += [f"{r['run']},{w.start_s},{w.end_s},{w.requests},{w.not_200},{w.p50_ms:.2f},{w.p99_ms:.2f},"
-                  f"{w.max_ms:.2f}" for w in r["windows"]]
+                  f"{w.max_ms:.2f}," + ",".join(f"{c[name]:.2f}" if name in c else "" for name in cpu.ENGINE)
+                  for w, c in zip(r["windows"], cores)]
     return lines
 
 

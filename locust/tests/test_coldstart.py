@@ -22,3 +22,19 @@ def test_summary_fails_when_the_first_window_misses_the_limit():
     md = "\n".join(coldstart.summary([run], "scripts/coldstart", "now", 5, 50))
     assert "FAILED (60.0 ms)" in md
     assert "| 0–5 | 60.0 / 60.0 / 60 | 0 |" in md
+
+
+def test_window_cores_from_the_samples_nearest_to_the_window():
+    samples = [coldstart.cpu.Sample(100.0, {"order-api": 10.0, "redis": None}),
+               coldstart.cpu.Sample(101.0, {"order-api": 10.5, "redis": 1.0}),
+               coldstart.cpu.Sample(102.1, {"order-api": 12.0, "redis": 1.0})]
+    cores = coldstart.window_cores(samples, 100.1, 102.0)
+    assert cores.keys() == {"order-api"} and abs(cores["order-api"] - 2.0 / 2.1) < 1e-9
+
+
+def test_csv_has_a_cores_column_per_engine_process():
+    run = {"run": 1, "windows": coldstart.windows([Answer(0, 200, MS)], 5), "cores": [{"order-api": 1.234}]}
+    header, row = coldstart.csv_lines([run])
+    assert header.endswith("cores_order-api,cores_outbox-relay,cores_stock-consumer,cores_mariadb,cores_redis,"
+                           "cores_kafka")
+    assert row == "1,0,5,1,0,1.00,1.00,1.00,1.23,,,,,"
