@@ -76,7 +76,9 @@ def restart(what: str) -> tuple[float, dict[str, int]]:
                    else (["stop", "order-api"], ["start", "order-api"]))
     subprocess.run([str(STACK), *stop], check=True, stdout=subprocess.DEVNULL)
     began = time.monotonic()
-    done = subprocess.run([str(STACK), *start], check=True, capture_output=True, text=True)
+    done = subprocess.run([str(STACK), *start], check=False, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"scripts/stack {' '.join(start)} failed ({done.returncode}):\n{done.stderr[-3000:]}")
     elapsed = time.monotonic() - began
     for line in (done.stdout + done.stderr).splitlines():
         if "AOT" in line:
