@@ -52,20 +52,28 @@ service_env() {
 # Sets LAUNCH to the arguments that start the service; a failed training run falls back to the jar.
 service_launch() {
   local name=$1 jar=$2 java=$3 port=$4 aot; aot=${FLASHSTOCK_AOT_DIR:-$STATE/services}/$(service_module "$1")-aot
-  local app=$aot/app/${jar##*/} stamp
+  local app=$aot/app/${jar##*/} stamp began=$SECONDS
   LAUNCH=(-jar "$jar")
   [[ ${FLASHSTOCK_AOT:-on} == on ]] || return 0
   "$java" -XX:+PrintFlagsFinal -version 2>/dev/null | grep ' AOTCacheOutput ' >/dev/null || return 0
-  stamp="$(stat -c '%Y %s' "$jar") $SERVICE_HEAP $SERVICE_GC ${SERVICE_JAVA_OPTS:-}"
+  # order-api's training run can take load: its warm-up places FLASHSTOCK_AOT_TRAINING_ORDERS real orders through the
+  # stack, then exits, so the cache also holds the order path's JIT profiles (JEP 515); else it exits at refresh
+  local training=(-Dspring.context.exit=onRefresh) orders=${FLASHSTOCK_AOT_TRAINING_ORDERS:-0}
+  if [[ $(service_module "$name") == order-api && $orders -gt 0 ]]; then
+    training=(-Dflashstock.warmup.enabled=true -Dflashstock.warmup.requests="$orders" -Dflashstock.warmup.deadline=5m
+              -Dflashstock.warmup.exit-after=true)
+  else orders=0; fi
+  stamp="$(stat -c '%Y %s' "$jar") $SERVICE_HEAP $SERVICE_GC ${SERVICE_JAVA_OPTS:-} $orders"
   if [[ $(cat "$aot/stamp" 2>/dev/null) != "$stamp" ]]; then
     rm -rf "$aot" && mkdir -p "$aot"
     log "$name: AOT cache training run (once per build of the jar)"
     # shellcheck disable=SC2086
     if "$java" -Djarmode=tools -jar "$jar" extract --destination "$aot/app" >"$aot/training.log" 2>&1 &&
        "$java" -Xms"$SERVICE_HEAP" -Xmx"$SERVICE_HEAP" -XX:+Use"$SERVICE_GC"GC ${SERVICE_JAVA_OPTS:-} \
-         -XX:AOTCacheOutput="$aot/app.aot" -Dspring.context.exit=onRefresh \
+         -XX:AOTCacheOutput="$aot/app.aot" "${training[@]}" \
          -jar "$app" --server.port="$port" >>"$aot/training.log" 2>&1; then
       echo "$stamp" >"$aot/stamp"
+      log "$name: AOT cache trained in $((SECONDS - began)) s"
     else
       log "$name: AOT training failed (see $aot/training.log); starting from the jar"
       return 0

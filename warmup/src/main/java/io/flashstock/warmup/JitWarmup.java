@@ -41,15 +41,17 @@ public class JitWarmup implements ApplicationRunner {
     private final WarmupTicket ticket;
     private final WebServerApplicationContext context;
     private final MeterRegistry meters;
+    private final WarmupExit exit;
     private volatile WarmupReport lastReport;
 
     public JitWarmup(WarmupProperties properties, WarmupFixture fixture, WarmupTicket ticket,
-                     WebServerApplicationContext context, MeterRegistry meters) {
+                     WebServerApplicationContext context, MeterRegistry meters, WarmupExit exit) {
         this.properties = properties;
         this.fixture = fixture;
         this.ticket = ticket;
         this.context = context;
         this.meters = meters;
+        this.exit = exit;
     }
 
     @Override
@@ -65,6 +67,10 @@ public class JitWarmup implements ApplicationRunner {
                         + "last {} ms", lastReport.succeeded(), properties.requests(), lastReport.duration().toMillis(),
                 lastReport.failed(), lastReport.deadlineReached() ? "deadline reached" : "completed",
                 micros(lastReport.firstLatency()), micros(lastReport.lastLatency()));
+        if (properties.exitAfter()) {
+            log.info("JIT warm-up done; exiting (flashstock.warmup.exit-after: an AOT cache's training run)");
+            exit.exit(lastReport);
+        }
     }
 
     /** What the last warm-up did, or null before it ran (or when it is off). */

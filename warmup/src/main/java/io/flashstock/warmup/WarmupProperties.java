@@ -17,6 +17,8 @@ import java.time.Duration;
  * @param itemCode the dedicated item the warm-up orders; it has no baseline, is never published and is
  *                 cleaned up afterwards, so real items are never touched
  * @param path the order endpoint on this service
+ * @param exitAfter end the process once the warm-up is done, for an AOT cache's training run: the cache then holds
+ *                  the JIT profiles of the order path (JDK 25, JEP 515), not only the classes of start-up
  */
 @ConfigurationProperties("flashstock.warmup")
 public record WarmupProperties(
@@ -26,5 +28,6 @@ public record WarmupProperties(
         @DefaultValue("2s") Duration requestTimeout,
         @DefaultValue("20s") Duration deadline,
         @DefaultValue("warmup-jit") String itemCode,
-        @DefaultValue("/order/stock/limit") String path) {
+        @DefaultValue("/order/stock/limit") String path,
+        @DefaultValue("false") boolean exitAfter) {
 }
