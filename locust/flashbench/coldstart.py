@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flashbench import cpu, vegeta
-from flashbench.bench import log, reset_stock
+from flashbench.console import log
+from flashbench.stockdb import reset_stock
 from flashbench.stack import API, RECONCILE, ROOT, STACK, STATE, stack_pids
 
 TRAINED = re.compile(r"(\S+): AOT cache trained in (\d+) s")
