@@ -118,16 +118,7 @@ public final class StockTopic implements AutoCloseable {
 
     /** Records in the dead-letter topic, from its end offsets (cheap, no consumer needed). */
     public long deadLetterCount() {
-        try {
-            var partitions = admin.describeTopics(List.of(deadLetterTopic())).allTopicNames().get()
-                    .get(deadLetterTopic()).partitions().stream()
-                    .collect(Collectors.toMap(p -> new TopicPartition(deadLetterTopic(), p.partition()),
-                            p -> OffsetSpec.latest()));
-            return admin.listOffsets(partitions).all().get().values().stream()
-                    .mapToLong(info -> info.offset()).sum();
-        } catch (InterruptedException | ExecutionException e) {
-            throw new IllegalStateException(e);
-        }
+        return endOffsets(deadLetterTopic()).values().stream().mapToLong(Long::longValue).sum();
     }
 
     /**
@@ -136,12 +127,22 @@ public final class StockTopic implements AutoCloseable {
      */
     public boolean committedToEnd(String group) {
         try {
-            var partitions = admin.describeTopics(List.of(name)).allTopicNames().get().get(name).partitions().stream()
-                    .collect(Collectors.toMap(p -> new TopicPartition(name, p.partition()), p -> OffsetSpec.latest()));
-            var ends = admin.listOffsets(partitions).all().get();
+            var ends = endOffsets(name);
             var committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
             return ends.entrySet().stream().allMatch(end -> committed.get(end.getKey()) != null
-                    && committed.get(end.getKey()).offset() == end.getValue().offset());
+                    && committed.get(end.getKey()).offset() == end.getValue());
+        } catch (InterruptedException | ExecutionException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The end offset of each partition of {@code topic}. */
+    private Map<TopicPartition, Long> endOffsets(String topic) {
+        try {
+            var partitions = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().stream()
+                    .collect(Collectors.toMap(p -> new TopicPartition(topic, p.partition()), p -> OffsetSpec.latest()));
+            return admin.listOffsets(partitions).all().get().entrySet().stream()
+                    .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
         } catch (InterruptedException | ExecutionException e) {
             throw new IllegalStateException(e);
         }
