@@ -44,10 +44,12 @@ redis_node_up() {
   port_busy $((port + REDIS_CLUSTER_BUS_OFFSET)) \
     && die "cluster bus port $((port + REDIS_CLUSTER_BUS_OFFSET)) is in use (set REDIS_CLUSTER_BUS_OFFSET)"
   # AOF everysec as production runs it; no full coverage required, so that while one shard fails over the others
-  # keep selling their items (with it, every node refuses every command until the failover is done)
+  # keep selling their items (with it, every node refuses every command until the failover is done). A primary has
+  # one replica, so the diskless sync's default 5 s wait for more replicas to share a transfer only delays it
   redis-server --bind 127.0.0.1 --port "$port" --cluster-enabled yes --cluster-config-file "$dir/nodes.conf" \
     --cluster-port $((port + REDIS_CLUSTER_BUS_OFFSET)) --cluster-node-timeout "$REDIS_CLUSTER_NODE_TIMEOUT" \
     --cluster-require-full-coverage no --save '' --appendonly yes --appendfsync everysec --daemonize yes \
+    --repl-diskless-sync-delay 0 \
     --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" --dir "$dir" --maxclients 10000
   wait_for "redis-$n" 20 "$dir/redis.log" redis_node_healthy "$n"
 }
@@ -75,6 +77,16 @@ redis_cluster_ok() {
     && ! grep -qE 'fail|handshake|noaddr|disconnected' <<<"$nodes"
 }
 
+# a replica is whole once it holds its primary's data and has written its own AOF of them: until then it cannot be
+# promoted with them, and refuses SHUTDOWN ("Writing initial AOF, can't exit"). The link comes up in the same step
+# that starts that AOF's rewrite, so no state between the two is seen; a primary is whole as it is
+redis_node_whole() {
+  local port info; port=$(redis_node_port "$1")
+  info=$(redis-cli -p "$port" info replication 2>/dev/null && redis-cli -p "$port" info persistence 2>/dev/null) || return 1
+  [[ $info == *role:master* ]] && return 0
+  [[ $info == *master_link_status:up* && $info == *aof_rewrite_in_progress:0* && $info == *aof_rewrite_scheduled:0* ]]
+}
+
 redis_cluster_up() {
   local n first; first=$(redis_node_port 1)
   for ((n = 1; n <= REDIS_NODES; n++)); do redis_node_up "$n"; done
@@ -87,6 +99,9 @@ redis_cluster_up() {
   fi
   for ((n = 1; n <= REDIS_NODES; n++)); do
     wait_for "redis-$n (cluster state ok)" 30 "$(redis_node_dir "$n")/redis.log" redis_cluster_ok "$n"
+  done
+  for ((n = 1; n <= REDIS_NODES; n++)); do
+    wait_for "redis-$n (synced, its AOF written)" 60 "$(redis_node_dir "$n")/redis.log" redis_node_whole "$n"
   done
   log "redis cluster up on 127.0.0.1:$first..$(redis_node_port "$REDIS_NODES") (AOF everysec, node timeout ${REDIS_CLUSTER_NODE_TIMEOUT} ms)"
 }
