@@ -1,0 +1,3 @@
+module flashstock/clumps
+
+go 1.21
