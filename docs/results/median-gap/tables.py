@@ -11,7 +11,7 @@ def fmt(row: dict, key: str, digits: int = 1) -> str:
     return "—" if value in ("", None) else f"{float(value):.{digits}f}"
 
 
-print("| run | phase | answered/s | client p50 / p99 ms | server p50 / p99 ms | Redis step p50 ms | database step "
+print("| run | phase | sent/s | client p50 / p99 ms | server p50 / p99 ms | Redis step p50 ms | database step "
       "p50 ms | orders per commit | sent alone in their ms | same 5 ms p50 | engine CPU µs per order | "
       "order-api CPU / run-queue µs per order | client CPU µs per order |")
 print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
