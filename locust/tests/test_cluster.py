@@ -222,7 +222,21 @@ def test_only_the_nodes_an_earlier_scenario_left_down_are_started_again(tmp_path
     monkeypatch.setattr(stack, "control", lambda *args: started.append(" ".join(args)))
     monkeypatch.setattr(whole, "cluster_ok", lambda: True)
     whole.ensure_whole()
-    assert started == ["start redis-2", "start kafka-3"]
+    assert started == ["start redis", "start kafka-3"]
+
+
+def test_a_whole_cluster_is_left_as_it_is(tmp_path, monkeypatch):
+    for kind, file, count in (("redis", "redis.pid", 6), ("kafka", "kafka.pid", 3)):
+        for n in range(1, count + 1):
+            pid_file = tmp_path / f"{kind}-cluster" / str(n) / file
+            pid_file.parent.mkdir(parents=True)
+            pid_file.write_text(str(os.getpid()))
+    started = []
+    monkeypatch.setattr(stack, "STATE", tmp_path)
+    monkeypatch.setattr(stack, "control", lambda *args: started.append(" ".join(args)))
+    monkeypatch.setattr(whole, "cluster_ok", lambda: True)
+    whole.ensure_whole()
+    assert started == []
 
 
 def test_a_cooperative_wait_says_when_its_check_held_and_gives_up_at_its_deadline():

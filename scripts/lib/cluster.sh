@@ -77,14 +77,15 @@ redis_cluster_ok() {
     && ! grep -qE 'fail|handshake|noaddr|disconnected' <<<"$nodes"
 }
 
-# a replica is whole once it holds its primary's data and has written its own AOF of them: until then it cannot be
-# promoted with them, and refuses SHUTDOWN ("Writing initial AOF, can't exit"). The link comes up in the same step
-# that starts that AOF's rewrite, so no state between the two is seen; a primary is whole as it is
+# a node is whole once it writes its own AOF of what it holds, and, as a replica, holds its primary's data. Until
+# then it refuses SHUTDOWN ("Writing initial AOF, can't exit"), and a SIGTERM is dropped the same way; a replica
+# before its first sync cannot be promoted at all. A replica's link comes up in the same step that starts the
+# rewrite of its AOF, so no state between the two is seen; a replica promoted during the rewrite still has it running
 redis_node_whole() {
   local port info; port=$(redis_node_port "$1")
   info=$(redis-cli -p "$port" info replication 2>/dev/null && redis-cli -p "$port" info persistence 2>/dev/null) || return 1
-  [[ $info == *role:master* ]] && return 0
-  [[ $info == *master_link_status:up* && $info == *aof_rewrite_in_progress:0* && $info == *aof_rewrite_scheduled:0* ]]
+  [[ $info == *aof_rewrite_in_progress:0* && $info == *aof_rewrite_scheduled:0* ]] || return 1
+  [[ $info == *role:master* || $info == *master_link_status:up* ]]
 }
 
 redis_cluster_up() {
@@ -101,7 +102,9 @@ redis_cluster_up() {
     wait_for "redis-$n (cluster state ok)" 30 "$(redis_node_dir "$n")/redis.log" redis_cluster_ok "$n"
   done
   for ((n = 1; n <= REDIS_NODES; n++)); do
-    wait_for "redis-$n (synced, its AOF written)" 60 "$(redis_node_dir "$n")/redis.log" redis_node_whole "$n"
+    # a full sync and an AOF rewrite of what a long bench left behind can take a while on a busy box
+    wait_for "redis-$n (synced, its AOF written)" "${REDIS_CLUSTER_SYNC_TIMEOUT:-180}" "$(redis_node_dir "$n")/redis.log" \
+      redis_node_whole "$n"
   done
   log "redis cluster up on 127.0.0.1:$first..$(redis_node_port "$REDIS_NODES") (AOF everysec, node timeout ${REDIS_CLUSTER_NODE_TIMEOUT} ms)"
 }

@@ -19,10 +19,11 @@ def pid_alive(pid_file: Path) -> bool:
 
 def ensure_whole() -> None:
     """Before a scenario on the cluster topology: any Redis node or broker an earlier one left down is started
-    again, and the scenario waits until the Redis Cluster is whole."""
-    for n in range(1, REDIS_NODES + 1):
-        if not pid_alive(stack.STATE / "redis-cluster" / str(n) / "redis.pid"):
-            stack.control("start", f"redis-{n}")
+    again, and the scenario waits until the Redis Cluster is whole. A Redis node is started through the whole
+    cluster's start, which also waits until every replica has synced and written its AOF: a primary killed while
+    its replica still syncs would not be replaced."""
+    if not all(pid_alive(stack.STATE / "redis-cluster" / str(n) / "redis.pid") for n in range(1, REDIS_NODES + 1)):
+        stack.control("start", "redis")
     for n in range(1, KAFKA_NODES + 1):
         if not pid_alive(stack.STATE / "kafka-cluster" / str(n) / "kafka.pid"):
             stack.control("start", f"kafka-{n}")

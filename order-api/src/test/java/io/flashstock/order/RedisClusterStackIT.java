@@ -11,9 +11,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The Redis Cluster scripts/stack hands over is whole: every replica holds its primary's data and has written its
- * own AOF. A replica still in its first sync, or rewriting the AOF that sync began, refuses {@code SHUTDOWN}
- * ("Writing initial AOF, can't exit") and cannot be promoted with the data, so a test that stops or fails over a
- * shard right after the start failed at random (CI on bd60dc5).
+ * own AOF. A replica rewriting the AOF its first sync began refuses {@code SHUTDOWN} ("Writing initial AOF, can't
+ * exit"), and one before that sync cannot be promoted, so a test that stopped or failed over a shard right after
+ * the start failed at random (CI on bd60dc5).
  */
 class RedisClusterStackIT {
 
