@@ -74,7 +74,8 @@ public final class KafkaTopics {
                 });
     }
 
-    private static Map<TopicPartition, OffsetSpec> latestOffsets(Admin admin, List<String> names) throws Exception {
+    /** Every partition of the topics, each asked for its end offset: the argument of {@code Admin.listOffsets}. */
+    public static Map<TopicPartition, OffsetSpec> latestOffsets(Admin admin, List<String> names) throws Exception {
         return admin.describeTopics(names).allTopicNames().get(LEADERS_DEADLINE.toSeconds(), TimeUnit.SECONDS)
                 .values().stream()
                 .flatMap(t -> t.partitions().stream().map(p -> new TopicPartition(t.name(), p.partition())))

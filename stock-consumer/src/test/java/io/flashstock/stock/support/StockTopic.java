@@ -7,7 +7,6 @@ import io.flashstock.testsupport.KafkaTopics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -139,11 +138,12 @@ public final class StockTopic implements AutoCloseable {
     /** The end offset of each partition of {@code topic}. */
     private Map<TopicPartition, Long> endOffsets(String topic) {
         try {
-            var partitions = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().stream()
-                    .collect(Collectors.toMap(p -> new TopicPartition(topic, p.partition()), p -> OffsetSpec.latest()));
-            return admin.listOffsets(partitions).all().get().entrySet().stream()
+            return admin.listOffsets(KafkaTopics.latestOffsets(admin, List.of(topic))).all().get().entrySet().stream()
                     .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
-        } catch (InterruptedException | ExecutionException e) {
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (Exception e) {
             throw new IllegalStateException(e);
         }
     }
