@@ -121,11 +121,11 @@ def run_once(n: int, what: str, rps: float, seconds: float, window_s: int, stock
                  if last_cpu[k] is not None and first_cpu.get(k) is not None)
     reconciled = subprocess.run([str(RECONCILE), item, "--wait", "60"], check=False, stdout=subprocess.DEVNULL)
     first_sent = min(a.started_ns for a in answers) / 1e9
+    per_window = windows(answers, window_s)
     # the services' and infrastructure's cores per window: which of them the first seconds wait for
-    cores = [window_cores(sampler.samples, first_sent + w.start_s, first_sent + w.end_s)
-             for w in windows(answers, window_s)]
+    cores = [window_cores(sampler.samples, first_sent + w.start_s, first_sent + w.end_s) for w in per_window]
     run = {"run": n, "item": item, "ready_s": ready_s, "trained_s": trained, "warmup": warmup_line(), "cores": cores,
-           "windows": windows(answers, window_s), "all": vegeta.summarize(answers, rps),
+           "windows": per_window, "all": vegeta.summarize(answers, rps),
            "exact": reconciled.returncode == 0, "box_cores": box, "engine_cores": engine / elapsed}
     first = run["windows"][0]
     log(f"run {n}: ready in {ready_s:.1f} s; first {window_s} s p50 {first.p50_ms:.1f} p99 {first.p99_ms:.1f} ms, "

@@ -23,30 +23,24 @@ from pathlib import Path
 import requests
 
 from flashbench import vegeta
-from flashbench.stack import API, ROOT, VENV_BIN, stack_pids
+from flashbench.bench import latency
+from flashbench.stack import API, ROOT, SERVICES, VENV_BIN, stack_pids
 from flashbench.stockdb import reset_stock
 
 HERE = Path(__file__).resolve().parent
 PATH = "/order/stock/limit"
+ORDER_API_PORT = SERVICES["order-api"]
 TIMERS = ("flashstock_order_latency_seconds", "flashstock_order_redis_seconds", "flashstock_order_db_seconds")
 
 
-def prometheus() -> dict:
-    """order-api's meters, each series summed over its tags: {name: value} and {name_bucket: {le: value}}."""
-    text = requests.get(f"{API}/actuator/prometheus", timeout=10).text
-    flat, buckets = Counter(), {}
-    for line in text.splitlines():
-        if not line or line.startswith("#"):
-            continue
-        series, value = line.rsplit(" ", 1)
-        name, _, labels = series.partition("{")
-        if name.endswith("_bucket"):
-            le = labels.split('le="', 1)[1].split('"', 1)[0]
-            b = buckets.setdefault(name, Counter())
-            b[float("inf") if le == "+Inf" else float(le)] += float(value)
-        else:
-            flat[name] += float(value)
-    return {"flat": flat, "buckets": buckets}
+def sums() -> Counter:
+    """order-api's meters other than histogram buckets (a timer's _count and _sum...), each summed over its tags."""
+    flat = Counter()
+    for line in requests.get(f"{API}/actuator/prometheus", timeout=10).text.splitlines():
+        if line and not line.startswith("#") and "_bucket{" not in line:
+            series, value = line.rsplit(" ", 1)
+            flat[series.partition("{")[0]] += float(value)
+    return flat
 
 
 def schedstat(pid: int) -> tuple[int, int]:
@@ -64,20 +58,21 @@ def schedstat(pid: int) -> tuple[int, int]:
 
 def snapshot() -> dict:
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return {"prometheus": prometheus(), "sched": {n: schedstat(p) for n, p in stack_pids().items()},
+    return {"sums": sums(), "histograms": {t: latency.histogram([ORDER_API_PORT], t, "") for t in TIMERS},
+            "sched": {n: schedstat(p) for n, p in stack_pids().items()},
             "client_cpu_s": children.ru_utime + children.ru_stime, "at": time.time()}
 
 
-def quantile(before: Counter, after: Counter, q: float) -> float | None:
-    """The q-quantile in ms of what a cumulative histogram counted between two snapshots, interpolated in its
+def quantile(counts: dict, q: float) -> float | None:
+    """The q-quantile in ms of a cumulative histogram's counts by bucket upper bound (s), interpolated in its
     bucket."""
-    les = sorted(after)
-    counts = [after[le] - before.get(le, 0) for le in les]
-    total = counts[-1] if counts else 0
+    les = sorted(counts)
+    cumulative = [counts[le] for le in les]
+    total = cumulative[-1] if cumulative else 0
     if total == 0:
         return None
     rank, lower, below = q * total, 0.0, 0.0
-    for le, cum in zip(les, counts):
+    for le, cum in zip(les, cumulative):
         if cum >= rank:
             upper = le if le != float("inf") else lower
             share = (rank - below) / (cum - below) if cum > below else 1.0
@@ -160,22 +155,22 @@ def phase(client: str, item: str, rate: float, seconds: float, out: Path, name: 
     after = snapshot()
     if name is None:
         return None
-    pb, pa = before["prometheus"], after["prometheus"]
+    pb, pa = before["sums"], after["sums"]
     row = {"phase": name, "client": client, "answered_200": ok,
            "achieved_rps": round(len(starts) / (max(starts) - min(starts)), 1),
            "client_p50_ms": latency["p50"], "client_p99_ms": latency["p99"],
            "client_cpu_us_per_order": round((after["client_cpu_s"] - before["client_cpu_s"]) * 1e6 / ok)}
     for timer in TIMERS:
         short = timer.removeprefix("flashstock_order_").removesuffix("_seconds")
-        count = pa["flat"][timer + "_count"] - pb["flat"][timer + "_count"]
-        total = pa["flat"][timer + "_sum"] - pb["flat"][timer + "_sum"]
+        count = pa[timer + "_count"] - pb[timer + "_count"]
+        total = pa[timer + "_sum"] - pb[timer + "_sum"]
         row[f"{short}_mean_ms"] = round(total * 1000 / count, 3) if count else None
-        b_after = pa["buckets"].get(timer + "_bucket")
+        counts = latency.since(before["histograms"][timer], after["histograms"][timer]).get("counts", {})
         for q in (0.5, 0.99):
-            value = quantile(pb["buckets"].get(timer + "_bucket", Counter()), b_after, q) if b_after else None
+            value = quantile(counts, q)
             row[f"{short}_p{q * 100:g}_ms"] = None if value is None else round(value, 2)
-    batches = pa["flat"]["flashstock_order_batch_size_count"] - pb["flat"]["flashstock_order_batch_size_count"]
-    batched = pa["flat"]["flashstock_order_batch_size_sum"] - pb["flat"]["flashstock_order_batch_size_sum"]
+    batches = pa["flashstock_order_batch_size_count"] - pb["flashstock_order_batch_size_count"]
+    batched = pa["flashstock_order_batch_size_sum"] - pb["flashstock_order_batch_size_sum"]
     row["batch_mean"] = round(batched / batches, 2) if batches else None
     row.update(arrival_figures(starts, name, out))
     for process in ("order-api", "mariadb", "redis", "outbox-relay", "stock-consumer", "kafka"):
